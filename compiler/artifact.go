@@ -1,0 +1,129 @@
+package compiler
+
+import (
+	"github.com/ossie-dev/ossie/api/ossie"
+	"github.com/ossie-dev/ossie/compiler/expr"
+)
+
+// ArtifactFormat identifies the artifact JSON layout; bump it on any
+// incompatible change. Format documented in docs/artifact.md.
+const ArtifactFormat = "ossie.dev/artifact/v1"
+
+// Artifact is one compiled, validated semantic model: everything the planner
+// needs and nothing it must re-derive. It is immutable once built.
+//
+// Version is "sha256:" + hex(sha256(canonical JSON of the model's spec)),
+// where the canonical spec is the parsed model re-encoded with sorted keys
+// and no formatting; reformatting, reordering keys or editing comments of a
+// document keeps the version, any semantic change alters it.
+type Artifact struct {
+	Format          string                 `json:"format"`
+	Version         string                 `json:"version"`
+	DocumentVersion string                 `json:"document_version"`
+	Name            string                 `json:"name"`
+	Description     string                 `json:"description,omitempty"`
+	AIContext       *ossie.AIContext       `json:"ai_context,omitempty"`
+	Datasets        []ArtifactDataset      `json:"datasets"`
+	Relationships   []ArtifactRelationship `json:"relationships,omitempty"`
+	Metrics         []ArtifactMetric       `json:"metrics,omitempty"`
+}
+
+// SourceKind of a resolved dataset source.
+type SourceKind string
+
+const (
+	SourceTable SourceKind = "table" // Table holds the path parts, exact names
+	SourceQuery SourceKind = "query" // Query holds SQL text used as a subquery
+	SourceFile  SourceKind = "file"  // Path holds a Parquet or CSV file path (DuckDB)
+)
+
+// ResolvedSource is a dataset source after compile: a table path with the
+// install defaults applied, a query, or a data file.
+type ResolvedSource struct {
+	Kind  SourceKind `json:"kind"`
+	Table []string   `json:"table,omitempty"`
+	Query string     `json:"query,omitempty"`
+	Path  string     `json:"path,omitempty"`
+}
+
+// ArtifactDataset is a dataset with resolved source and typed fields.
+type ArtifactDataset struct {
+	Name        string           `json:"name"`
+	Description string           `json:"description,omitempty"`
+	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
+	Source      ResolvedSource   `json:"source"`
+	PrimaryKey  []string         `json:"primary_key,omitempty"`
+	UniqueKeys  [][]string       `json:"unique_keys,omitempty"`
+	Fields      []ArtifactField  `json:"fields"`
+}
+
+// ArtifactField is a field with its selected portable expression parsed into
+// a typed tree. Refs in Expr are physical columns of the dataset source.
+type ArtifactField struct {
+	Name        string                    `json:"name"`
+	Label       string                    `json:"label,omitempty"`
+	Description string                    `json:"description,omitempty"`
+	Datatype    ossie.Datatype            `json:"datatype,omitempty"`
+	IsTime      bool                      `json:"is_time"`
+	AIContext   *ossie.AIContext          `json:"ai_context,omitempty"`
+	Dialect     ossie.Dialect             `json:"dialect"`
+	SQL         string                    `json:"sql"`
+	Expr        expr.Expr                 `json:"expr"`
+	Dialects    []ossie.DialectExpression `json:"dialects,omitempty"`
+}
+
+// ArtifactRelationship is a many-to-one join: From (many) → To (one), columns
+// are field names of each dataset paired by position.
+type ArtifactRelationship struct {
+	Name        string   `json:"name"`
+	From        string   `json:"from"`
+	To          string   `json:"to"`
+	FromColumns []string `json:"from_columns"`
+	ToColumns   []string `json:"to_columns"`
+}
+
+// ArtifactMetric is a metric with its typed tree. In Expr every Ref is
+// resolved: Qualifier is a dataset and Name one of its fields, or Qualifier
+// is "" and Name is another metric (listed in DependsOn).
+type ArtifactMetric struct {
+	Name        string                    `json:"name"`
+	Description string                    `json:"description,omitempty"`
+	Datatype    ossie.Datatype            `json:"datatype,omitempty"`
+	AIContext   *ossie.AIContext          `json:"ai_context,omitempty"`
+	Dialect     ossie.Dialect             `json:"dialect"`
+	SQL         string                    `json:"sql"`
+	Expr        expr.Expr                 `json:"expr"`
+	Dialects    []ossie.DialectExpression `json:"dialects,omitempty"`
+	DependsOn   []string                  `json:"depends_on,omitempty"`
+	Datasets    []string                  `json:"datasets,omitempty"`
+}
+
+// Dataset returns the dataset named name, or nil.
+func (a *Artifact) Dataset(name string) *ArtifactDataset {
+	for i := range a.Datasets {
+		if a.Datasets[i].Name == name {
+			return &a.Datasets[i]
+		}
+	}
+	return nil
+}
+
+// Metric returns the metric named name, or nil.
+func (a *Artifact) Metric(name string) *ArtifactMetric {
+	for i := range a.Metrics {
+		if a.Metrics[i].Name == name {
+			return &a.Metrics[i]
+		}
+	}
+	return nil
+}
+
+// Field returns the field named name, or nil.
+func (d *ArtifactDataset) Field(name string) *ArtifactField {
+	for i := range d.Fields {
+		if d.Fields[i].Name == name {
+			return &d.Fields[i]
+		}
+	}
+	return nil
+}

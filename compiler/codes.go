@@ -1,0 +1,55 @@
+package compiler
+
+// Stable problem codes. Never renumber: users grep for them and tools match
+// on them. Ranges: 1xxx parsing, 2xxx model validation, 3xxx expressions,
+// 4xxx queries, 5xxx execution. docs/problems.md explains each one.
+const (
+	CodeSyntax             = "OSS1001" // document is not well-formed YAML/JSON
+	CodeUnknownKey         = "OSS1002" // key not defined by the Ossie spec at this place
+	CodeWrongType          = "OSS1003" // value has the wrong type
+	CodeDuplicateKey       = "OSS1004" // the same key twice in one mapping
+	CodeMissingKey         = "OSS1005" // a required key is absent
+	CodeUnsupportedVersion = "OSS1006" // `version` missing or not one this build reads
+	CodeInvalidValue       = "OSS1007" // value outside its enumeration (datatype, dialect, source kind)
+	CodeSchema             = "OSS1008" // JSON Schema violation not covered by a more specific code
+
+	CodeDuplicateName       = "OSS2001" // two datasets/fields/metrics/relationships share a name
+	CodeUnknownDataset      = "OSS2002" // a relationship or reference names a dataset that does not exist
+	CodeUnknownColumn       = "OSS2003" // a key or relationship column names no field of its dataset
+	CodeColumnCountMismatch = "OSS2004" // from_columns and to_columns differ in length
+	CodeNotAKey             = "OSS2005" // to_columns are not the primary key or a unique key of `to`
+	CodeAssumedKey          = "OSS2006" // warning: `to` declares no keys; the relationship asserts uniqueness
+	CodeJoinGraphNotTree    = "OSS2007" // a cycle or two join paths between two datasets
+	CodeNoPortableDialect   = "OSS2008" // no OSSIE_SQL_2026 or ANSI_SQL entry to translate
+	CodeUnknownReference    = "OSS2009" // expression names an unknown dataset, field or metric
+	CodeMetricCycle         = "OSS2010" // derived metrics reference each other in a cycle
+	CodeDisconnected        = "OSS2011" // a metric reads datasets with no join path between them
+	CodeEmpty               = "OSS2012" // required list is empty (models, datasets, dialects)
+	CodeInvalidName         = "OSS2013" // name empty, too long (>128) or otherwise unusable
+	CodeInvalidSource       = "OSS2014" // dataset source cannot be read as a table path or query
+	CodeSelfRelationship    = "OSS2015" // a relationship from a dataset to itself
+
+	CodeExprSyntax      = "OSS3001" // expression does not parse
+	CodeExprNotAllowed  = "OSS3002" // construct outside the bounded grammar (subquery, statement, window in field...)
+	CodeExprUnknownFunc = "OSS3003" // function not in the Ossie expression language
+	CodeFieldAggregates = "OSS3004" // a field expression aggregates; fields are scalar
+	CodeMetricNoAgg     = "OSS3005" // a metric neither aggregates nor combines other metrics
+	CodeNestedAggregate = "OSS3006" // an aggregate inside another aggregate
+	CodeExprArity       = "OSS3007" // wrong number of arguments for a function
+
+	CodeBadQuery      = "OSS4001" // query body malformed
+	CodeUnknownMetric = "OSS4002" // query names a metric that does not exist
+	CodeUnknownMember = "OSS4003" // query names a dimension/field that does not exist
+	CodeBadGrain      = "OSS4004" // unknown time grain, or a grain on a non-time dimension
+	CodeBadFilter     = "OSS4005" // unknown filter operator or wrong values for it
+	CodeBadTimezone   = "OSS4006" // not an IANA time zone name
+	CodeBadOrderBy    = "OSS4007" // order_by key is neither a metric nor a dimension
+	CodeFanOutNoKey   = "OSS4008" // one-to-many path needs a primary key the dataset does not declare
+	CodeBadLimit      = "OSS4009" // negative limit or offset
+	CodeUnreachable   = "OSS4010" // a dimension cannot be joined to a metric's dataset
+
+	CodeEngine       = "OSS5001" // the engine refused or failed the query
+	CodeTimeout      = "OSS5002" // query time limit exceeded or request cancelled
+	CodeUnknownModel = "OSS5003" // no such model is loaded
+	CodeTooLarge     = "OSS5004" // request body over the configured limit
+)
