@@ -45,6 +45,9 @@ type Dialect interface {
 	// engine (YEAR, DATEADD, DATEDIFF, MEDIAN, IFF, ...). ok=false means the
 	// generic NAME(args) spelling is right.
 	Func(name string, args []string) (sql string, ok bool)
+	// FileSource renders a data file (Parquet, CSV) as a FROM item; ok=false
+	// when the engine cannot read files directly.
+	FileSource(path string) (sql string, ok bool)
 	// LimitOffset renders the trailing LIMIT/OFFSET clause (limit < 0: none).
 	LimitOffset(limit, offset int) string
 }

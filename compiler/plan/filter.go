@@ -1,0 +1,275 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ossie-dev/ossie/compiler/dialect"
+)
+
+var (
+	numberRe    = regexp.MustCompile(`^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$`)
+	dateRe      = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	timestampRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$`)
+)
+
+// literal renders one filter value as SQL. Numbers are re-checked against a
+// strict pattern and strings always go through QuoteString, so no request
+// value reaches the SQL text unescaped. On time fields, date and timestamp
+// strings become typed literals (Trino does not compare DATE with VARCHAR).
+func literal(d dialect.Dialect, v any, timeField bool) (string, error) {
+	switch v := v.(type) {
+	case json.Number:
+		if !numberRe.MatchString(string(v)) {
+			return "", fmt.Errorf("%q is not a number", string(v))
+		}
+		return string(v), nil
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64), nil
+	case int:
+		return strconv.Itoa(v), nil
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case bool:
+		if v {
+			return "TRUE", nil
+		}
+		return "FALSE", nil
+	case string:
+		if timeField {
+			if dateRe.MatchString(v) {
+				if _, err := time.Parse("2006-01-02", v); err == nil {
+					return "CAST(" + d.QuoteString(v) + " AS DATE)", nil
+				}
+			}
+			if timestampRe.MatchString(v) {
+				return "CAST(" + d.QuoteString(strings.Replace(v, "T", " ", 1)) + " AS " + d.TypeName("TIMESTAMP") + ")", nil
+			}
+		}
+		return d.QuoteString(v), nil
+	case nil:
+		return "", fmt.Errorf("null is not a filter value; use op is_null or is_not_null")
+	}
+	return "", fmt.Errorf("filter values must be strings, numbers or booleans, got %T", v)
+}
+
+// predicate renders `x <op> values` for a normalised op.
+func predicate(d dialect.Dialect, x, op string, vals []any, timeField bool, now time.Time, loc *time.Location) (string, error) {
+	lits := func(min, max int) ([]string, error) {
+		if len(vals) < min || (max >= 0 && len(vals) > max) {
+			switch {
+			case max == min:
+				return nil, fmt.Errorf("op %s takes exactly %d value(s), got %d", op, min, len(vals))
+			case max < 0:
+				return nil, fmt.Errorf("op %s takes at least %d value(s), got %d", op, min, len(vals))
+			}
+			return nil, fmt.Errorf("op %s takes %d to %d values, got %d", op, min, max, len(vals))
+		}
+		out := make([]string, len(vals))
+		for i, v := range vals {
+			s, err := literal(d, v, timeField)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = s
+		}
+		return out, nil
+	}
+	cmp := map[string]string{"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+	switch op {
+	case "=", "!=":
+		l, err := lits(1, -1)
+		if err != nil {
+			return "", err
+		}
+		if len(l) == 1 {
+			sym := "="
+			if op == "!=" {
+				sym = "<>"
+			}
+			return fmt.Sprintf("(%s %s %s)", x, sym, l[0]), nil
+		}
+		not := ""
+		if op == "!=" {
+			not = "NOT "
+		}
+		return fmt.Sprintf("(%s %sIN (%s))", x, not, strings.Join(l, ", ")), nil
+	case "in", "not_in":
+		l, err := lits(1, -1)
+		if err != nil {
+			return "", err
+		}
+		not := ""
+		if op == "not_in" {
+			not = "NOT "
+		}
+		return fmt.Sprintf("(%s %sIN (%s))", x, not, strings.Join(l, ", ")), nil
+	case "gt", "gte", "lt", "lte":
+		l, err := lits(1, 1)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("(%s %s %s)", x, cmp[op], l[0]), nil
+	case "between":
+		l, err := lits(2, 2)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("(%s BETWEEN %s AND %s)", x, l[0], l[1]), nil
+	case "contains", "starts_with":
+		if len(vals) != 1 {
+			return "", fmt.Errorf("op %s takes exactly 1 value, got %d", op, len(vals))
+		}
+		s, ok := vals[0].(string)
+		if !ok {
+			return "", fmt.Errorf("op %s takes a string value", op)
+		}
+		// strpos/starts_with instead of LIKE: the value's % and _ stay literal.
+		if op == "contains" {
+			return fmt.Sprintf("(strpos(lower(CAST(%s AS %s)), lower(%s)) > 0)", x, d.TypeName("VARCHAR"), d.QuoteString(s)), nil
+		}
+		return fmt.Sprintf("starts_with(CAST(%s AS %s), %s)", x, d.TypeName("VARCHAR"), d.QuoteString(s)), nil
+	case "is_null", "is_not_null":
+		if len(vals) != 0 {
+			return "", fmt.Errorf("op %s takes no values", op)
+		}
+		if op == "is_null" {
+			return "(" + x + " IS NULL)", nil
+		}
+		return "(" + x + " IS NOT NULL)", nil
+	case "in_date_range":
+		return dateRange(d, x, vals, now, loc)
+	}
+	return "", fmt.Errorf("unknown op %q; use one of =, !=, in, not_in, gt, gte, lt, lte, between, contains, starts_with, is_null, is_not_null, in_date_range", op)
+}
+
+// dateRange renders a half-open or closed range. A date end includes its
+// whole day (x < end + 1 day); a timestamp end is exact (x <= end).
+func dateRange(d dialect.Dialect, x string, vals []any, now time.Time, loc *time.Location) (string, error) {
+	var start, end string
+	switch len(vals) {
+	case 1:
+		s, ok := vals[0].(string)
+		if !ok {
+			return "", fmt.Errorf("in_date_range takes [start, end] or a relative range such as \"last 7 days\"")
+		}
+		a, b, err := relativeRange(s, now.In(loc))
+		if err != nil {
+			return "", err
+		}
+		start, end = a, b
+	case 2:
+		a, ok1 := vals[0].(string)
+		b, ok2 := vals[1].(string)
+		if !ok1 || !ok2 {
+			return "", fmt.Errorf("in_date_range values must be date or timestamp strings")
+		}
+		start, end = a, b
+	default:
+		return "", fmt.Errorf("in_date_range takes [start, end] or one relative range, got %d values", len(vals))
+	}
+	lo, err := bound(d, start)
+	if err != nil {
+		return "", err
+	}
+	if dateRe.MatchString(end) {
+		t, err := time.Parse("2006-01-02", end)
+		if err != nil {
+			return "", fmt.Errorf("invalid date %q", end)
+		}
+		next := t.AddDate(0, 0, 1).Format("2006-01-02")
+		return fmt.Sprintf("(%s >= %s AND %s < CAST(%s AS DATE))", x, lo, x, d.QuoteString(next)), nil
+	}
+	hi, err := bound(d, end)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("(%s >= %s AND %s <= %s)", x, lo, x, hi), nil
+}
+
+func bound(d dialect.Dialect, s string) (string, error) {
+	switch {
+	case dateRe.MatchString(s):
+		if _, err := time.Parse("2006-01-02", s); err != nil {
+			return "", fmt.Errorf("invalid date %q", s)
+		}
+		return "CAST(" + d.QuoteString(s) + " AS DATE)", nil
+	case timestampRe.MatchString(s):
+		return "CAST(" + d.QuoteString(strings.Replace(s, "T", " ", 1)) + " AS " + d.TypeName("TIMESTAMP") + ")", nil
+	}
+	return "", fmt.Errorf("%q is neither a date (YYYY-MM-DD) nor a timestamp (YYYY-MM-DD hh:mm[:ss])", s)
+}
+
+var relRe = regexp.MustCompile(`^(last|this|next)\s+(?:(\d+)\s+)?(day|week|month|quarter|year)s?$`)
+
+// relativeRange resolves a relative range against now (already in the query
+// time zone) into inclusive date bounds. "last N days" is the N days ending
+// yesterday; "last month" is the previous calendar month; "this quarter"
+// is the whole current quarter; weeks are ISO (Monday start).
+func relativeRange(s string, now time.Time) (string, string, error) {
+	const f = "2006-01-02"
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "today":
+		return today.Format(f), today.Format(f), nil
+	case "yesterday":
+		y := today.AddDate(0, 0, -1)
+		return y.Format(f), y.Format(f), nil
+	}
+	m := relRe.FindStringSubmatch(strings.ToLower(strings.TrimSpace(s)))
+	if m == nil {
+		return "", "", fmt.Errorf("unknown relative date range %q; use e.g. \"today\", \"last 7 days\", \"this month\", \"last quarter\"", s)
+	}
+	n := 1
+	if m[2] != "" {
+		v, err := strconv.Atoi(m[2])
+		if err != nil || v < 1 || v > 100000 {
+			return "", "", fmt.Errorf("invalid count in %q", s)
+		}
+		n = v
+	}
+	start := periodStart(today, m[3])
+	step := func(t time.Time, k int) time.Time {
+		switch m[3] {
+		case "day":
+			return t.AddDate(0, 0, k)
+		case "week":
+			return t.AddDate(0, 0, 7*k)
+		case "month":
+			return t.AddDate(0, k, 0)
+		case "quarter":
+			return t.AddDate(0, 3*k, 0)
+		}
+		return t.AddDate(k, 0, 0)
+	}
+	var from, to time.Time
+	switch m[1] {
+	case "this":
+		from, to = start, step(start, n).AddDate(0, 0, -1)
+	case "last":
+		from, to = step(start, -n), start.AddDate(0, 0, -1)
+	default:
+		from, to = step(start, 1), step(start, 1+n).AddDate(0, 0, -1)
+	}
+	return from.Format(f), to.Format(f), nil
+}
+
+func periodStart(t time.Time, unit string) time.Time {
+	switch unit {
+	case "week":
+		wd := (int(t.Weekday()) + 6) % 7 // Monday = 0
+		return t.AddDate(0, 0, -wd)
+	case "month":
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	case "quarter":
+		q := (int(t.Month()) - 1) / 3
+		return time.Date(t.Year(), time.Month(q*3+1), 1, 0, 0, 0, 0, time.UTC)
+	case "year":
+		return time.Date(t.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return t
+}

@@ -1,0 +1,224 @@
+package plan_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
+	"github.com/ossie-dev/ossie/compiler/plan"
+)
+
+var update = flag.Bool("update", false, "rewrite expected.<dialect>.sql goldens")
+
+// loadShop compiles testdata/shop.yaml into a planner.
+func loadShop(t testing.TB) *plan.Planner {
+	t.Helper()
+	data, err := os.ReadFile("testdata/shop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	arts, probs := compiler.Load(data, compiler.CompileOptions{})
+	if probs.HasErrors() {
+		t.Fatalf("shop model: %v", probs)
+	}
+	p, err := plan.New(arts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// openShop starts an in-memory DuckDB holding the shop tables.
+func openShop(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	ddl, err := os.ReadFile("testdata/shop.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(string(ddl)); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// TestGolden plans every testdata/<case>/request.json, compares the SQL with
+// expected.duckdb.sql (-update rewrites it) and runs both the planned SQL
+// and the hand-written answer.sql on DuckDB: their rows must match.
+func TestGolden(t *testing.T) {
+	p := loadShop(t)
+	db := openShop(t)
+	dirs, _ := filepath.Glob("testdata/*/request.json")
+	if len(dirs) == 0 {
+		t.Fatal("no golden cases")
+	}
+	for _, req := range dirs {
+		dir := filepath.Dir(req)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			body, err := os.ReadFile(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, probs := plan.ParseQuery(body)
+			if probs.HasErrors() {
+				t.Fatal(probs)
+			}
+			pl, probs := p.Plan(q, dialect.DuckDB)
+			if probs.HasErrors() {
+				t.Fatal(probs)
+			}
+			golden := filepath.Join(dir, "expected.duckdb.sql")
+			if *update {
+				if err := os.WriteFile(golden, []byte(pl.SQL+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create)", err)
+			}
+			if strings.TrimSpace(string(want)) != pl.SQL {
+				t.Errorf("planned SQL differs from %s (-update to accept):\n got: %s\nwant: %s", golden, pl.SQL, want)
+			}
+			answer, err := os.ReadFile(filepath.Join(dir, "answer.sql"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := queryRows(t, db, pl.SQL)
+			exp := queryRows(t, db, string(answer))
+			if len(q.OrderBy) == 0 && q.Limit == nil {
+				sortRows(got)
+				sortRows(exp)
+			}
+			if diff := compareRows(got, exp); diff != "" {
+				t.Errorf("%s\nSQL: %s\n got: %v\nwant: %v", diff, pl.SQL, got, exp)
+			}
+		})
+	}
+	// The injection case must leave the table in place.
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM shop.orders`).Scan(&n); err != nil || n != 6 {
+		t.Fatalf("shop.orders after injection attempts: n=%d err=%v", n, err)
+	}
+}
+
+func queryRows(t *testing.T, db *sql.DB, q string) [][]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		t.Fatalf("%v\nSQL: %s", err, q)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			vals[i] = normalize(v)
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// normalize maps driver values onto float64, string, or nil so rows from
+// differently typed but equal expressions compare equal.
+func normalize(v any) any {
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint64:
+		f, _ := new(big.Float).SetString(fmt.Sprint(v))
+		x, _ := f.Float64()
+		return x
+	case float32:
+		return float64(v)
+	case float64:
+		return v
+	case *big.Int:
+		x, _ := new(big.Float).SetInt(v).Float64()
+		return x
+	case time.Time:
+		if v.Hour() == 0 && v.Minute() == 0 && v.Second() == 0 && v.Nanosecond() == 0 {
+			return v.Format("2006-01-02")
+		}
+		return v.UTC().Format(time.RFC3339Nano)
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	}
+	if s, ok := v.(fmt.Stringer); ok {
+		var f float64
+		if _, err := fmt.Sscan(s.String(), &f); err == nil {
+			return f
+		}
+		return s.String()
+	}
+	b, _ := json.Marshal(v)
+	var f float64
+	if err := json.Unmarshal(b, &f); err == nil {
+		return f
+	}
+	return string(b)
+}
+
+func sortRows(rows [][]any) {
+	sort.Slice(rows, func(i, j int) bool { return fmt.Sprint(rows[i]) < fmt.Sprint(rows[j]) })
+}
+
+func compareRows(got, want [][]any) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("row count %d, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if len(got[i]) != len(want[i]) {
+			return fmt.Sprintf("row %d: %d columns, want %d", i, len(got[i]), len(want[i]))
+		}
+		for j := range got[i] {
+			g, w := got[i][j], want[i][j]
+			gf, gok := g.(float64)
+			wf, wok := w.(float64)
+			switch {
+			case gok && wok:
+				if math.Abs(gf-wf) > 1e-9*math.Max(1, math.Abs(wf)) {
+					return fmt.Sprintf("row %d col %d: %v, want %v", i, j, g, w)
+				}
+			case g != w:
+				return fmt.Sprintf("row %d col %d: %v (%T), want %v (%T)", i, j, g, g, w, w)
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,271 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
+	"github.com/ossie-dev/ossie/compiler/expr"
+)
+
+// measureQualifier marks a Ref that stands for a measure inside a metric's
+// combiner expression; it cannot collide with a dataset name because
+// dataset names never contain a NUL byte.
+const measureQualifier = "\x00measure"
+
+// measure is one aggregate call of a metric, computed at its home dataset.
+type measure struct {
+	key       string   // home + rendered SQL: identical aggregates share a column
+	home      string   // dataset whose rows the aggregate consumes
+	sql       string   // rendered aggregate over dataset aliases
+	reads     []string // datasets its column references read (besides home)
+	countLike bool     // COUNT-family: 0, not NULL, where a group has no rows
+}
+
+// metricPlan is a metric decomposed into measures plus the expression that
+// combines them (derived metrics inlined).
+type metricPlan struct {
+	combiner expr.Node
+	measures []*measure
+	problem  *compiler.Problem
+}
+
+// prepared caches everything about an artifact that depends only on the
+// dialect, so that planning a query is string assembly.
+type prepared struct {
+	d        dialect.Dialect
+	fieldSQL map[string]string // "dataset.field" → SQL over alias "dataset"
+	source   map[string]string // dataset → FROM item without alias
+	metrics  map[string]*metricPlan
+}
+
+func fieldKey(ds, f string) string { return ds + "." + f }
+
+func (p *Planner) prepared(d dialect.Dialect) *prepared {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pr, ok := p.cache[d.Name()]; ok {
+		return pr
+	}
+	pr := p.prepare(d)
+	p.cache[d.Name()] = pr
+	return pr
+}
+
+func (p *Planner) prepare(d dialect.Dialect) *prepared {
+	pr := &prepared{d: d, fieldSQL: map[string]string{}, source: map[string]string{}, metrics: map[string]*metricPlan{}}
+	for i := range p.art.Datasets {
+		ds := &p.art.Datasets[i]
+		pr.source[ds.Name] = sourceSQL(d, ds.Source)
+		alias := d.QuoteIdent(ds.Name)
+		for _, f := range ds.Fields {
+			s, err := expr.Render(f.Expr.Node, d, func(r expr.Ref) (string, error) {
+				if r.Qualifier != "" && r.Qualifier != ds.Name {
+					return "", fmt.Errorf("field %s.%s refers to %s.%s; field expressions read their own dataset only", ds.Name, f.Name, r.Qualifier, r.Name)
+				}
+				return alias + "." + d.QuoteIdent(r.Name), nil
+			})
+			if err != nil {
+				s = "NULL"
+			}
+			pr.fieldSQL[fieldKey(ds.Name, f.Name)] = s
+		}
+	}
+	for i := range p.art.Metrics {
+		m := &p.art.Metrics[i]
+		pr.metrics[m.Name] = p.decompose(pr, m, map[string]bool{})
+	}
+	return pr
+}
+
+// sourceSQL renders a dataset source as a FROM item.
+func sourceSQL(d dialect.Dialect, s compiler.ResolvedSource) string {
+	switch s.Kind {
+	case compiler.SourceQuery:
+		return "(" + s.Query + ")"
+	case compiler.SourceFile:
+		if sql, ok := d.FileSource(s.Path); ok {
+			return sql
+		}
+		return d.QuoteIdent(s.Path)
+	}
+	parts := make([]string, len(s.Table))
+	for i, t := range s.Table {
+		parts[i] = d.QuoteIdent(t)
+	}
+	return strings.Join(parts, ".")
+}
+
+// colSQL renders a column of a relationship: the field's expression when a
+// field has that name, else the physical column.
+func (pr *prepared) colSQL(ds, col string) string {
+	if s, ok := pr.fieldSQL[fieldKey(ds, col)]; ok {
+		return s
+	}
+	return pr.d.QuoteIdent(ds) + "." + pr.d.QuoteIdent(col)
+}
+
+// decompose splits metric m into measures. Each aggregate call becomes a
+// measure at its home dataset; references to other metrics are inlined.
+func (p *Planner) decompose(pr *prepared, m *compiler.ArtifactMetric, visiting map[string]bool) *metricPlan {
+	if visiting[m.Name] {
+		return &metricPlan{problem: &compiler.Problem{Code: compiler.CodeMetricCycle, Severity: compiler.SeverityError, Path: "metrics." + m.Name, Message: "metric " + m.Name + " refers to itself"}}
+	}
+	visiting[m.Name] = true
+	defer delete(visiting, m.Name)
+	mp := &metricPlan{}
+	fail := func(code, msg string) {
+		if mp.problem == nil {
+			mp.problem = &compiler.Problem{Code: code, Severity: compiler.SeverityError, Path: "metrics." + m.Name, Message: msg}
+		}
+	}
+	seen := map[string]*measure{}
+	mp.combiner = expr.Rewrite(m.Expr.Node, func(n expr.Node) expr.Node {
+		switch n := n.(type) {
+		case expr.Ref:
+			if n.Qualifier != "" {
+				return n
+			}
+			dep := p.art.Metric(n.Name)
+			if dep == nil {
+				fail(compiler.CodeUnknownReference, fmt.Sprintf("metric %s refers to %q outside an aggregate, which is not a metric", m.Name, n.Name))
+				return n
+			}
+			sub := p.decompose(pr, dep, visiting)
+			if sub.problem != nil {
+				fail(sub.problem.Code, sub.problem.Message)
+				return n
+			}
+			for _, ms := range sub.measures {
+				if _, ok := seen[ms.key]; !ok {
+					seen[ms.key] = ms
+					mp.measures = append(mp.measures, ms)
+				}
+			}
+			return sub.combiner
+		case expr.Func:
+			info, ok := expr.Lookup(n.Name)
+			if !ok || !info.Aggregate {
+				return n
+			}
+			ms, err := p.measureOf(pr, m, n)
+			if err != nil {
+				fail(compiler.CodeDisconnected, err.Error())
+				return n
+			}
+			if prev, ok := seen[ms.key]; ok {
+				ms = prev
+			} else {
+				seen[ms.key] = ms
+				mp.measures = append(mp.measures, ms)
+			}
+			return expr.Ref{Qualifier: measureQualifier, Name: ms.key}
+		}
+		return n
+	})
+	return mp
+}
+
+// measureOf renders one aggregate call and picks its home dataset: the one
+// dataset among those it reads from which all the others are reachable by
+// many-to-one hops, so joining them never repeats a home row.
+func (p *Planner) measureOf(pr *prepared, m *compiler.ArtifactMetric, f expr.Func) (*measure, error) {
+	var reads []string
+	for _, r := range expr.Refs(f) {
+		if r.Qualifier != "" && !contains(reads, r.Qualifier) {
+			reads = append(reads, r.Qualifier)
+		}
+	}
+	sort.Strings(reads)
+	home := ""
+	switch {
+	case len(reads) == 1:
+		home = reads[0]
+	case len(reads) == 0:
+		// COUNT(*) names no dataset: it counts the metric's own dataset when
+		// that is unambiguous, else the model's single root fact dataset.
+		if len(m.Datasets) == 1 {
+			home = m.Datasets[0]
+		} else if r := p.root(); r != "" {
+			home = r
+		} else {
+			return nil, fmt.Errorf("metric %s: %s does not say which dataset it aggregates; write e.g. COUNT(dataset.key)", m.Name, expr.Format(f))
+		}
+	default:
+		for _, cand := range reads {
+			ok := true
+			for _, other := range reads {
+				if !p.graph.reachesToOne(cand, other) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				home = cand
+				break
+			}
+		}
+		if home == "" {
+			return nil, fmt.Errorf("metric %s: aggregate %s reads %s, but no one of them reaches the others by many-to-one relationships; split it into one aggregate per dataset", m.Name, expr.Format(f), strings.Join(reads, ", "))
+		}
+	}
+	sql, err := expr.Render(f, pr.d, func(r expr.Ref) (string, error) {
+		s, ok := pr.fieldSQL[fieldKey(r.Qualifier, r.Name)]
+		if !ok {
+			return "", fmt.Errorf("metric %s: unknown field %s.%s", m.Name, r.Qualifier, r.Name)
+		}
+		return "(" + s + ")", nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	others := make([]string, 0, len(reads))
+	for _, r := range reads {
+		if r != home {
+			others = append(others, r)
+		}
+	}
+	return &measure{key: home + "\x00" + sql, home: home, sql: sql, reads: others, countLike: isCountLike(f)}, nil
+}
+
+func isCountLike(f expr.Func) bool {
+	switch f.Name {
+	case "COUNT", "APPROX_COUNT_DISTINCT":
+		return true
+	}
+	return false
+}
+
+// root is the single dataset from which every dataset is reachable by
+// many-to-one hops (the fact table of a star), or "" when there is none or
+// more than one.
+func (p *Planner) root() string {
+	found := ""
+	for _, ds := range p.art.Datasets {
+		all := true
+		for _, other := range p.art.Datasets {
+			if !p.graph.reachesToOne(ds.Name, other.Name) {
+				all = false
+				break
+			}
+		}
+		if all {
+			if found != "" {
+				return ""
+			}
+			found = ds.Name
+		}
+	}
+	return found
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

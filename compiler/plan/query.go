@@ -1,0 +1,178 @@
+// Package plan turns a metric query into SQL for one dialect, following the
+// query semantics of DESIGN.md section 5: each metric is aggregated at its
+// own dataset, dimensions are reached by LEFT JOINs along many-to-one
+// relationships (exact primary-key deduplication across one-to-many hops),
+// and per-dataset results are combined NULL-safely on the dimensions.
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ossie-dev/ossie/compiler"
+)
+
+// Query is the Cube-style query body, JSON:
+//
+//	{"metrics": ["flight_count"],
+//	 "dimensions": ["origin.state", {"field": "flights.date", "grain": "month"}],
+//	 "filters": [{"field": "origin.state", "op": "in", "values": ["CA", "NY"]},
+//	             {"metric": "flight_count", "op": "gt", "values": [100]}],
+//	 "order_by": [{"key": "flight_count", "dir": "desc"}],
+//	 "limit": 10, "offset": 0, "timezone": "America/New_York"}
+type Query struct {
+	Metrics    []string    `json:"metrics"`
+	Dimensions []Dimension `json:"dimensions,omitempty"`
+	Filters    []Filter    `json:"filters,omitempty"`
+	OrderBy    []Order     `json:"order_by,omitempty"`
+	// Limit caps the rows returned; nil means no limit (the server still
+	// applies its row cap and reports truncation).
+	Limit  *int `json:"limit,omitempty"`
+	Offset int  `json:"offset,omitempty"`
+	// Timezone is an IANA zone name; "" means UTC. Time buckets and relative
+	// date ranges are computed in it.
+	Timezone string `json:"timezone,omitempty"`
+}
+
+// Dimension is a group-by member: `dataset.field`, optionally truncated to
+// a time grain (hour, day, week, month, quarter, year). WeekStart "sunday"
+// shifts week buckets to Sunday..Saturday; default is ISO (Monday).
+// JSON: either the string "dataset.field" or {"field", "grain", "week_start"}.
+type Dimension struct {
+	Field     string `json:"field"`
+	Grain     string `json:"grain,omitempty"`
+	WeekStart string `json:"week_start,omitempty"`
+}
+
+// UnmarshalJSON accepts a string or an object (unknown keys refused).
+func (d *Dimension) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*d = Dimension{Field: s}
+		return nil
+	}
+	type plain Dimension
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return err
+	}
+	*d = Dimension(p)
+	return nil
+}
+
+// Name is the result column name: `dataset.field` or `dataset.field.grain`.
+func (d Dimension) Name() string {
+	if d.Grain == "" {
+		return d.Field
+	}
+	return d.Field + "." + d.Grain
+}
+
+// Filter restricts rows. Exactly one of Field (a dimension, applied before
+// aggregation) or Metric (applied after) is set. Op is one of:
+// = (equals), != (not_equals), in, not_in, gt, gte, lt, lte, between,
+// contains, starts_with, is_null, is_not_null, in_date_range.
+// Values are JSON scalars; `value` is accepted for a single value.
+// in_date_range takes [start, end] (a date end includes that whole day, a
+// timestamp end is exact) or one relative range such as "last 7 days",
+// "this month", "last quarter", "today", "yesterday".
+type Filter struct {
+	Field  string `json:"field,omitempty"`
+	Metric string `json:"metric,omitempty"`
+	Grain  string `json:"grain,omitempty"`
+	Op     string `json:"op"`
+	Values []any  `json:"values,omitempty"`
+	Value  any    `json:"value,omitempty"`
+}
+
+// Order sorts by a metric or dimension name (selected or not); Dir is
+// "asc" (default) or "desc".
+type Order struct {
+	Key string `json:"key"`
+	Dir string `json:"dir,omitempty"`
+}
+
+// Column describes one result column of a Plan.
+type Column struct {
+	Name     string `json:"name"`
+	Kind     string `json:"kind"` // "dimension" or "metric"
+	Datatype string `json:"datatype,omitempty"`
+	Grain    string `json:"grain,omitempty"`
+}
+
+// Plan is planned SQL plus the columns it returns, in order.
+type Plan struct {
+	SQL          string   `json:"sql"`
+	Columns      []Column `json:"columns"`
+	ModelVersion string   `json:"model_version"`
+}
+
+// ParseQuery decodes a query body strictly (unknown keys, trailing data and
+// wrong types are CodeBadQuery problems).
+func ParseQuery(data []byte) (*Query, compiler.Problems) {
+	var q Query
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(&q); err != nil {
+		return nil, compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "query body: " + err.Error()}}
+	}
+	if dec.More() {
+		return nil, compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "query body: trailing data after the JSON object"}}
+	}
+	return &q, nil
+}
+
+func (f Filter) values() []any {
+	if f.Value != nil {
+		return append([]any{f.Value}, f.Values...)
+	}
+	return f.Values
+}
+
+func (f Filter) member() string {
+	if f.Metric != "" {
+		return f.Metric
+	}
+	return f.Field
+}
+
+func normOp(op string) string {
+	switch strings.ToLower(strings.TrimSpace(op)) {
+	case "=", "==", "eq", "equals":
+		return "="
+	case "!=", "<>", "ne", "not_equals", "notequals":
+		return "!="
+	case ">", "gt":
+		return "gt"
+	case ">=", "gte":
+		return "gte"
+	case "<", "lt":
+		return "lt"
+	case "<=", "lte":
+		return "lte"
+	case "in":
+		return "in"
+	case "not_in", "notin", "not in":
+		return "not_in"
+	case "between":
+		return "between"
+	case "contains":
+		return "contains"
+	case "starts_with", "startswith":
+		return "starts_with"
+	case "is_null", "isnull", "not_set":
+		return "is_null"
+	case "is_not_null", "isnotnull", "set":
+		return "is_not_null"
+	case "in_date_range", "indaterange", "date_range":
+		return "in_date_range"
+	}
+	return ""
+}
+
+var _ = fmt.Sprintf

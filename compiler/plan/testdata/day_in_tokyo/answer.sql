@@ -1,0 +1,1 @@
+SELECT date_trunc('day', timezone('Asia/Tokyo', ordered_at)), COUNT(order_id) FROM shop.orders WHERE timezone('Asia/Tokyo', ordered_at) >= DATE '2024-03-31' AND timezone('Asia/Tokyo', ordered_at) < DATE '2024-04-03' GROUP BY 1 ORDER BY 1

@@ -1,0 +1,1 @@
+SELECT o.status, SUM(o.amount) FROM shop.orders o LEFT JOIN shop.customers c ON c.customer_id = o.customer_id WHERE o.status NOT IN ('pending') AND o.amount BETWEEN 10 AND 100 AND c."Name" IS NOT NULL AND lower(o.status) LIKE '%plete%' AND o.status LIKE 'c%' GROUP BY 1 ORDER BY 1

@@ -1,0 +1,1 @@
+SELECT COUNT(*) FROM shop.orders WHERE status = 'x''); DROP TABLE shop.orders; --\\'

@@ -1,0 +1,1 @@
+SELECT c."Name", SUM(o.amount) rev FROM shop.orders o LEFT JOIN shop.customers c ON c.customer_id = o.customer_id GROUP BY 1 HAVING SUM(o.amount) >= 20 ORDER BY COUNT(o.order_id) DESC, rev ASC LIMIT 2

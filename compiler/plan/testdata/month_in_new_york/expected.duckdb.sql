@@ -1,0 +1,1 @@
+WITH "g0" AS (SELECT date_trunc('month', timezone('America/New_York', "orders"."ordered_at")) AS "d0", SUM(("orders"."amount")) AS "m0" FROM "shop"."orders" AS "orders" GROUP BY 1) SELECT "q"."orders.ordered_at.month", "q"."revenue" FROM (SELECT "g0"."d0" AS "orders.ordered_at.month", "g0"."m0" AS "revenue" FROM "g0") AS "q" ORDER BY "q"."orders.ordered_at.month" ASC NULLS LAST
