@@ -1,0 +1,132 @@
+package plan_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
+	"github.com/ossie-dev/ossie/compiler/plan"
+)
+
+func TestPlanProblems(t *testing.T) {
+	p := loadShop(t)
+	cases := []struct {
+		name  string
+		body  string
+		codes []string
+		text  string
+	}{
+		{"unknown metric with suggestion", `{"metrics":["revenu"]}`, []string{compiler.CodeUnknownMetric}, `did you mean "revenue"`},
+		{"unknown dimension", `{"metrics":["revenue"],"dimensions":["customer.region"]}`, []string{compiler.CodeUnknownMember}, `"customers.region"`},
+		{"grain on non-time field", `{"metrics":["revenue"],"dimensions":[{"field":"customers.region","grain":"month"}]}`, []string{compiler.CodeBadGrain}, "not a time dimension"},
+		{"unknown grain", `{"metrics":["revenue"],"dimensions":[{"field":"orders.ordered_at","grain":"fortnight"}]}`, []string{compiler.CodeBadGrain}, "fortnight"},
+		{"bad op", `{"metrics":["revenue"],"filters":[{"field":"orders.status","op":"~~","values":["x"]}]}`, []string{compiler.CodeBadFilter}, "unknown op"},
+		{"bad value count", `{"metrics":["revenue"],"filters":[{"field":"orders.amount","op":"between","values":[1]}]}`, []string{compiler.CodeBadFilter}, "exactly 2"},
+		{"object value", `{"metrics":["revenue"],"filters":[{"field":"orders.amount","op":"gt","values":[{"sql":"1"}]}]}`, []string{compiler.CodeBadFilter}, "strings, numbers or booleans"},
+		{"bad date", `{"metrics":["revenue"],"filters":[{"field":"orders.ordered_at","op":"in_date_range","values":["2024-13-01","2024-01-02"]}]}`, []string{compiler.CodeBadFilter}, "2024-13-01"},
+		{"bad relative range", `{"metrics":["revenue"],"filters":[{"field":"orders.ordered_at","op":"in_date_range","values":["last blue moon"]}]}`, []string{compiler.CodeBadFilter}, "relative"},
+		{"bad timezone", `{"metrics":["revenue"],"timezone":"Mars/Olympus"}`, []string{compiler.CodeBadTimezone}, "IANA"},
+		{"negative limit", `{"metrics":["revenue"],"limit":-1}`, []string{compiler.CodeBadLimit}, "limit"},
+		{"unknown order key", `{"metrics":["revenue"],"order_by":[{"key":"revnue"}]}`, []string{compiler.CodeBadOrderBy}, `did you mean "revenue"`},
+		{"no metrics", `{"dimensions":["customers.region"]}`, []string{compiler.CodeBadQuery}, "at least one metric"},
+		{"all at once", `{"metrics":["nope"],"dimensions":["x.y"],"filters":[{"field":"orders.status","op":"??"}],"timezone":"X/Y"}`,
+			[]string{compiler.CodeBadTimezone, compiler.CodeUnknownMember, compiler.CodeUnknownMetric, compiler.CodeBadFilter}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			q, probs := plan.ParseQuery([]byte(tc.body))
+			if probs.HasErrors() {
+				t.Fatal(probs)
+			}
+			pl, probs := p.Plan(q, dialect.DuckDB)
+			if pl != nil {
+				t.Fatalf("expected problems, got plan %s", pl.SQL)
+			}
+			var got []string
+			for _, pr := range probs {
+				got = append(got, pr.Code)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.codes, ",") {
+				t.Fatalf("codes %v, want %v: %v", got, tc.codes, probs)
+			}
+			if !strings.Contains(probs.Error(), tc.text) {
+				t.Fatalf("message %q lacks %q", probs.Error(), tc.text)
+			}
+		})
+	}
+}
+
+func TestParseQueryStrict(t *testing.T) {
+	for _, body := range []string{`{"metric":["x"]}`, `{"metrics":"x"}`, `{"metrics":["x"]} {}`, `{"metrics":["x"],"dimensions":[{"field":"a.b","grian":"day"}]}`, `[`} {
+		if _, probs := plan.ParseQuery([]byte(body)); !probs.HasErrors() || probs[0].Code != compiler.CodeBadQuery {
+			t.Errorf("%s: want %s, got %v", body, compiler.CodeBadQuery, probs)
+		}
+	}
+}
+
+// A one-to-many hop needs the metric dataset's primary key for exact dedup.
+func TestFanOutWithoutPrimaryKey(t *testing.T) {
+	doc := `version: "0.2.0.dev0"
+semantic_model:
+  - name: m
+    datasets:
+      - name: orders
+        source: orders
+        fields:
+          - {name: id, expression: {dialects: [{dialect: ANSI_SQL, expression: id}]}}
+          - {name: amount, expression: {dialects: [{dialect: ANSI_SQL, expression: amount}]}}
+      - name: lines
+        source: lines
+        fields:
+          - {name: order_id, expression: {dialects: [{dialect: ANSI_SQL, expression: order_id}]}}
+          - {name: product, expression: {dialects: [{dialect: ANSI_SQL, expression: product}]}}
+    relationships:
+      - {name: lines_orders, from: lines, to: orders, from_columns: [order_id], to_columns: [id]}
+    metrics:
+      - {name: revenue, expression: {dialects: [{dialect: ANSI_SQL, expression: SUM(orders.amount)}]}}
+`
+	arts, probs := compiler.Load([]byte(doc), compiler.CompileOptions{})
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	p, _ := plan.New(arts[0])
+	q, _ := plan.ParseQuery([]byte(`{"metrics":["revenue"],"dimensions":["lines.product"]}`))
+	_, probs = p.Plan(q, dialect.DuckDB)
+	if len(probs) != 1 || probs[0].Code != compiler.CodeFanOutNoKey || !strings.Contains(probs[0].Message, "lines_orders") {
+		t.Fatalf("want %s naming lines_orders, got %v", compiler.CodeFanOutNoKey, probs)
+	}
+}
+
+func FuzzPlan(f *testing.F) {
+	for _, s := range []string{
+		`{"metrics":["revenue"],"dimensions":["customers.region"]}`,
+		`{"metrics":["units","refund_total"],"dimensions":[{"field":"orders.ordered_at","grain":"week","week_start":"sunday"}],"timezone":"Europe/Amsterdam"}`,
+		`{"metrics":["net_revenue"],"filters":[{"field":"orders.status","op":"in","values":["a","b'c"]},{"metric":"revenue","op":"gt","values":[1]}],"order_by":[{"key":"units","dir":"desc"}],"limit":3,"offset":1}`,
+		`{"metrics":["order_count"],"filters":[{"field":"orders.ordered_at","op":"in_date_range","values":["last 3 months"]}]}`,
+	} {
+		f.Add(s)
+	}
+	p := loadShop(f)
+	f.Fuzz(func(t *testing.T, body string) {
+		q, probs := plan.ParseQuery([]byte(body))
+		if probs.HasErrors() {
+			return
+		}
+		pl, probs := p.Plan(q, dialect.DuckDB)
+		if pl == nil && !probs.HasErrors() {
+			t.Fatal("no plan and no problem")
+		}
+	})
+}
+
+func BenchmarkPlanShop(b *testing.B) {
+	p := loadShop(b)
+	q, _ := plan.ParseQuery([]byte(`{"metrics":["revenue","order_count","units"],"dimensions":["customers.region",{"field":"orders.ordered_at","grain":"month"}]}`))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
+			b.Fatal(probs)
+		}
+	}
+}
