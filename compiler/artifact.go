@@ -80,6 +80,11 @@ type ArtifactRelationship struct {
 	To          string   `json:"to"`
 	FromColumns []string `json:"from_columns"`
 	ToColumns   []string `json:"to_columns"`
+	// FromPhysical and ToPhysical list the columns above that name no field
+	// of their dataset: they are physical columns of the source, checked
+	// when the model is bound to an engine.
+	FromPhysical []string `json:"from_physical,omitempty"`
+	ToPhysical   []string `json:"to_physical,omitempty"`
 }
 
 // ArtifactMetric is a metric with its typed tree. In Expr every Ref is
@@ -96,6 +101,11 @@ type ArtifactMetric struct {
 	Dialects    []ossie.DialectExpression `json:"dialects,omitempty"`
 	DependsOn   []string                  `json:"depends_on,omitempty"`
 	Datasets    []string                  `json:"datasets,omitempty"`
+	// RowsOf is the dataset whose rows the metric's ref-less aggregates
+	// (COUNT(*), SUM(1)) count; "" when it has none. Chosen at compile time:
+	// the only dataset its other aggregates read, else the model's only
+	// dataset, else its only fact dataset (the `to` of no relationship).
+	RowsOf string `json:"rows_of,omitempty"`
 }
 
 // Dataset returns the dataset named name, or nil.

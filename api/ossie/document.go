@@ -5,7 +5,10 @@
 // strict parsing, validation and compilation live in package compiler.
 package ossie
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Supported document versions, in the order they were released. A document
 // declaring any other version is refused (never read at a guessed version).
@@ -94,6 +97,41 @@ func (s Source) MarshalJSON() ([]byte, error) {
 	default:
 		return json.Marshal(s.Object)
 	}
+}
+
+// UnmarshalJSON reads any of the three forms MarshalJSON writes, so a
+// Source survives encoding/json both ways (artifacts, caches). It checks only
+// the form; compiler.Parse is the strict reader of documents.
+func (s *Source) UnmarshalJSON(data []byte) error {
+	var text string
+	if err := json.Unmarshal(data, &text); err == nil {
+		*s = Source{Form: SourceFormString, Object: text}
+		return nil
+	}
+	var obj struct {
+		Kind   SourceKind      `json:"kind"`
+		Object json.RawMessage `json:"object"`
+	}
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return fmt.Errorf("source: want a string or {kind, object}: %w", err)
+	}
+	switch obj.Kind {
+	case SourceTable:
+		var object string
+		if err := json.Unmarshal(obj.Object, &object); err != nil {
+			return fmt.Errorf("source: table object must be a string: %w", err)
+		}
+		*s = Source{Form: SourceFormTable, Kind: SourceTable, Object: object}
+	case SourceQuery:
+		q := &Expression{}
+		if err := json.Unmarshal(obj.Object, q); err != nil {
+			return fmt.Errorf("source: query object must be {dialects: [...]}: %w", err)
+		}
+		*s = Source{Form: SourceFormQuery, Kind: SourceQuery, Query: q}
+	default:
+		return fmt.Errorf("source: kind %q is neither %q nor %q", obj.Kind, SourceTable, SourceQuery)
+	}
+	return nil
 }
 
 // Field is a named scalar expression over the dataset's physical columns.
@@ -249,6 +287,43 @@ func (a AIContext) MarshalJSON() ([]byte, error) {
 		m["examples"] = a.Examples
 	}
 	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: a JSON string becomes a text
+// context, an object fills the known keys and keeps every other key, as
+// compact JSON, in Extra.
+func (a *AIContext) UnmarshalJSON(data []byte) error {
+	var text string
+	if err := json.Unmarshal(data, &text); err == nil {
+		*a = AIContext{IsText: true, Text: text}
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return fmt.Errorf("ai_context: want a string or an object: %w", err)
+	}
+	out := AIContext{}
+	for k, v := range obj {
+		var err error
+		switch k {
+		case "instructions":
+			err = json.Unmarshal(v, &out.Instructions)
+		case "synonyms":
+			err = json.Unmarshal(v, &out.Synonyms)
+		case "examples":
+			err = json.Unmarshal(v, &out.Examples)
+		default:
+			if out.Extra == nil {
+				out.Extra = map[string]json.RawMessage{}
+			}
+			out.Extra[k] = v
+		}
+		if err != nil {
+			return fmt.Errorf("ai_context.%s: %w", k, err)
+		}
+	}
+	*a = out
+	return nil
 }
 
 // CustomExtension is vendor data: `{vendor_name, data}` where data is JSON text.

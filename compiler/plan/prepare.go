@@ -184,15 +184,11 @@ func (p *Planner) measureOf(pr *prepared, m *compiler.ArtifactMetric, f expr.Fun
 	case len(reads) == 1:
 		home = reads[0]
 	case len(reads) == 0:
-		// COUNT(*) names no dataset: it counts the metric's own dataset when
-		// that is unambiguous, else the model's single root fact dataset.
-		if len(m.Datasets) == 1 {
-			home = m.Datasets[0]
-		} else if r := p.root(); r != "" {
-			home = r
-		} else {
+		// COUNT(*) names no dataset; compile chose the one it counts.
+		if m.RowsOf == "" {
 			return nil, fmt.Errorf("metric %s: %s does not say which dataset it aggregates; write e.g. COUNT(dataset.key)", m.Name, expr.Format(f))
 		}
+		home = m.RowsOf
 	default:
 		for _, cand := range reads {
 			ok := true
@@ -236,29 +232,6 @@ func isCountLike(f expr.Func) bool {
 		return true
 	}
 	return false
-}
-
-// root is the single dataset from which every dataset is reachable by
-// many-to-one hops (the fact table of a star), or "" when there is none or
-// more than one.
-func (p *Planner) root() string {
-	found := ""
-	for _, ds := range p.art.Datasets {
-		all := true
-		for _, other := range p.art.Datasets {
-			if !p.graph.reachesToOne(ds.Name, other.Name) {
-				all = false
-				break
-			}
-		}
-		if all {
-			if found != "" {
-				return ""
-			}
-			found = ds.Name
-		}
-	}
-	return found
 }
 
 func contains(xs []string, s string) bool {

@@ -1,0 +1,137 @@
+package compiler
+
+import (
+	"slices"
+
+	"github.com/ossie-dev/ossie/compiler/expr"
+)
+
+// CompileOptions are install defaults applied while resolving sources: a
+// table path with fewer parts than catalog.schema.table gets DefaultSchema
+// and then DefaultCatalog prepended, when they are set (DESIGN.md section 3).
+type CompileOptions struct {
+	DefaultCatalog string
+	DefaultSchema  string
+}
+
+// Compile validates p (see Validate) and, when no problem is an error,
+// returns one artifact per semantic model in document order, plus any
+// warnings. With errors it returns nil artifacts and every problem. The
+// artifact layout is documented in docs/artifact.md.
+func Compile(p *Parsed, opts CompileOptions) ([]*Artifact, Problems) {
+	a := analyze(p)
+	if a.probs.HasErrors() {
+		return nil, a.probs
+	}
+	arts := make([]*Artifact, 0, len(a.models))
+	for _, mc := range a.models {
+		art, err := mc.artifact(a.doc.Version, opts)
+		if err != nil {
+			// Only reachable if the API types stop being JSON-encodable.
+			return nil, append(a.probs, p.At(CodeSchema, SeverityError, mc.base, "cannot encode the model canonically: "+err.Error()))
+		}
+		arts = append(arts, art)
+	}
+	return arts, a.probs
+}
+
+// Load is Parse then Compile: it returns the artifacts of a YAML or JSON
+// Ossie document, or every parse problem (compilation is skipped when
+// parsing failed, so nothing is reported twice).
+func Load(data []byte, opts CompileOptions) ([]*Artifact, Problems) {
+	p, probs := Parse(data)
+	if probs.HasErrors() {
+		return nil, probs
+	}
+	arts, more := Compile(p, opts)
+	all := append(probs, more...)
+	all.Sort()
+	return arts, all
+}
+
+func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifact, error) {
+	m := mc.m
+	version, err := ModelVersion(docVersion, *m)
+	if err != nil {
+		return nil, err
+	}
+	art := &Artifact{
+		Format:          ArtifactFormat,
+		Version:         version,
+		DocumentVersion: docVersion,
+		Name:            m.Name,
+		Description:     m.Description,
+		AIContext:       m.AIContext,
+		Datasets:        make([]ArtifactDataset, len(m.Datasets)),
+	}
+	for d := range m.Datasets {
+		ds := &m.Datasets[d]
+		src := mc.sources[d]
+		if src.Kind == SourceTable {
+			src.Table = withDefaults(src.Table, opts)
+		}
+		ad := ArtifactDataset{
+			Name:        ds.Name,
+			Description: ds.Description,
+			AIContext:   ds.AIContext,
+			Source:      src,
+			PrimaryKey:  slices.Clone(ds.PrimaryKey),
+			Fields:      make([]ArtifactField, len(ds.Fields)),
+		}
+		for _, k := range ds.UniqueKeys {
+			ad.UniqueKeys = append(ad.UniqueKeys, slices.Clone(k))
+		}
+		for f := range ds.Fields {
+			fl := &ds.Fields[f]
+			ce := mc.fieldExprs[d][f]
+			ad.Fields[f] = ArtifactField{
+				Name:        fl.Name,
+				Label:       fl.Label,
+				Description: fl.Description,
+				Datatype:    fl.Datatype,
+				IsTime:      fl.IsTime(),
+				AIContext:   fl.AIContext,
+				Dialect:     ce.dialect,
+				SQL:         ce.sql,
+				Expr:        exprOf(ce),
+				Dialects:    slices.Clone(fl.Expression.Dialects),
+			}
+		}
+		art.Datasets[d] = ad
+	}
+	for i := range m.Relationships {
+		r := &m.Relationships[i]
+		art.Relationships = append(art.Relationships, ArtifactRelationship{
+			Name:         r.Name,
+			From:         r.From,
+			To:           r.To,
+			FromColumns:  slices.Clone(r.FromColumns),
+			ToColumns:    slices.Clone(r.ToColumns),
+			FromPhysical: mc.relPhysical[i].from,
+			ToPhysical:   mc.relPhysical[i].to,
+		})
+	}
+	for i := range m.Metrics {
+		mt := &m.Metrics[i]
+		cm := mc.metricExprs[i]
+		am := ArtifactMetric{
+			Name:        mt.Name,
+			Description: mt.Description,
+			Datatype:    mt.Datatype,
+			AIContext:   mt.AIContext,
+			Dialect:     cm.dialect,
+			SQL:         cm.sql,
+			Expr:        exprOf(cm.checkedExpr),
+			Dialects:    slices.Clone(mt.Expression.Dialects),
+			DependsOn:   cm.deps,
+			Datasets:    cm.datasets,
+		}
+		if cm.star >= 0 {
+			am.RowsOf = m.Datasets[cm.star].Name
+		}
+		art.Metrics = append(art.Metrics, am)
+	}
+	return art, nil
+}
+
+func exprOf(ce checkedExpr) expr.Expr { return expr.Expr{Node: ce.node} }

@@ -1,0 +1,137 @@
+// Package duckdb runs Ossie queries on an embedded, in-process DuckDB
+// (github.com/duckdb/duckdb-go/v2, database/sql driver "duckdb"): a database
+// file or an in-memory database whose dataset sources may be tables, views
+// or Parquet/CSV/JSON files (DESIGN.md section 7).
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/ossie-dev/ossie/compiler/dialect"
+	"github.com/ossie-dev/ossie/engine"
+)
+
+// Engine is an open DuckDB database. It implements engine.Engine and is
+// safe for concurrent use.
+type Engine struct {
+	db *sql.DB
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// Open opens the DuckDB database file at path, creating it when missing;
+// "" (or ":memory:") opens a private in-memory database. DuckDB settings may
+// follow the path as a query string, e.g. "db.duckdb?access_mode=READ_ONLY".
+// Opening the same file twice in one process shares one database instance
+// (the driver caches instances). A file that cannot be opened (locked by
+// another process, not a DuckDB file, unwritable directory) is an
+// *engine.Error wrapping engine.ErrUnavailable.
+func Open(path string) (*Engine, error) {
+	conn, err := duckdb.NewConnector(path, nil)
+	if err != nil {
+		return nil, &engine.Error{Class: engine.ErrUnavailable, Message: "duckdb: cannot open database: " + driverMessage(err), Err: err}
+	}
+	db := sql.OpenDB(conn)
+	// DuckDB parallelises inside one query; a few idle connections avoid
+	// reconnect cost between requests without hoarding memory.
+	db.SetMaxIdleConns(4)
+	if err := db.Ping(); err != nil {
+		_ = db.Close()
+		return nil, &engine.Error{Class: engine.ErrUnavailable, Message: "duckdb: cannot open database: " + driverMessage(err), Err: err}
+	}
+	return &Engine{db: db}, nil
+}
+
+// Dialect is dialect.DuckDB.
+func (e *Engine) Dialect() dialect.Dialect { return dialect.DuckDB }
+
+// DB exposes the underlying pool for callers that need driver features the
+// Engine interface does not cover (appenders, prepared statements).
+func (e *Engine) DB() *sql.DB { return e.db }
+
+// Close closes the pool and the database (other handles on the same file
+// in this process keep it open).
+func (e *Engine) Close() error { return e.db.Close() }
+
+// Query runs sql and returns at most maxRows rows (maxRows <= 0: all).
+// It reads one row beyond the cap to set Truncated, then stops reading.
+// Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
+// Values are converted as described in package documentation of
+// engine.Result (see convert.go for the per-type rules).
+func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.Result, error) {
+	rows, err := e.db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, classify(ctx, err)
+	}
+	defer rows.Close()
+
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, classify(ctx, err)
+	}
+	res := &engine.Result{Columns: make([]engine.Column, len(types)), Rows: [][]any{}}
+	convs := make([]converter, len(types))
+	for i, t := range types {
+		res.Columns[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
+		convs[i] = converterFor(t.DatabaseTypeName())
+	}
+
+	scan := make([]any, len(types))
+	ptrs := make([]any, len(types))
+	for i := range scan {
+		ptrs[i] = &scan[i]
+	}
+	for rows.Next() {
+		if maxRows > 0 && len(res.Rows) == maxRows {
+			res.Truncated = true
+			break
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, classify(ctx, err)
+		}
+		row := make([]any, len(scan))
+		for i, v := range scan {
+			row[i] = convs[i](v)
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(ctx, err)
+	}
+	// database/sql reports a context cancelled mid-iteration as a normal end
+	// of rows on some paths; a cut result must never look complete.
+	if err := ctx.Err(); err != nil && !res.Truncated {
+		return nil, classify(ctx, err)
+	}
+	return res, nil
+}
+
+// Exec runs one statement that returns no rows.
+func (e *Engine) Exec(ctx context.Context, stmt string) error {
+	if _, err := e.db.ExecContext(ctx, stmt); err != nil {
+		return classify(ctx, err)
+	}
+	return nil
+}
+
+// quotePath quotes each part of a table path and joins them with dots.
+func quotePath(parts []string) (string, error) {
+	if len(parts) == 0 || len(parts) > 3 {
+		return "", fmt.Errorf("duckdb: a table path has 1 to 3 parts, got %d", len(parts))
+	}
+	var s string
+	for i, p := range parts {
+		if p == "" {
+			return "", fmt.Errorf("duckdb: empty part in table path %q", parts)
+		}
+		if i > 0 {
+			s += "."
+		}
+		s += dialect.DuckDB.QuoteIdent(p)
+	}
+	return s, nil
+}

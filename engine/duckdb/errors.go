@@ -1,0 +1,71 @@
+package duckdb
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/ossie-dev/ossie/engine"
+)
+
+// classify turns a driver error into an *engine.Error with its class:
+// missing catalog objects, columns and files are engine.ErrNotFound (drift);
+// connection, I/O-lock and memory failures are engine.ErrUnavailable
+// (transient). A statement cut by ctx wraps ctx.Err() so callers can tell a
+// timeout (context.DeadlineExceeded) from a cancelled request.
+func classify(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return &engine.Error{Message: "duckdb: query interrupted: " + cerr.Error(), Err: errors.Join(cerr, err)}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &engine.Error{Message: "duckdb: query interrupted: " + err.Error(), Err: err}
+	}
+	msg := driverMessage(err)
+	var de *duckdb.Error
+	if !errors.As(err, &de) {
+		return &engine.Error{Message: "duckdb: " + msg, Err: err}
+	}
+	return &engine.Error{Class: classOf(de), Message: "duckdb: " + msg, Err: err}
+}
+
+// classOf maps DuckDB's error type (and, where one type covers both cases,
+// its message) to an engine error class.
+func classOf(de *duckdb.Error) error {
+	lower := strings.ToLower(de.Msg)
+	notFound := strings.Contains(lower, "does not exist") ||
+		strings.Contains(lower, "not found") ||
+		strings.Contains(lower, "no files found")
+	switch de.Type {
+	case duckdb.ErrorTypeCatalog, duckdb.ErrorTypeBinder:
+		if notFound {
+			return engine.ErrNotFound
+		}
+	case duckdb.ErrorTypeIO:
+		if notFound || strings.Contains(lower, "no such file") {
+			return engine.ErrNotFound
+		}
+		// Lock conflicts and unreadable storage clear up on their own or
+		// need an operator, not a model change.
+		return engine.ErrUnavailable
+	case duckdb.ErrorTypeConnection, duckdb.ErrorTypeNetwork, duckdb.ErrorTypeHTTP,
+		duckdb.ErrorTypeOutOfMemory, duckdb.ErrorTypeFatal:
+		return engine.ErrUnavailable
+	}
+	return nil
+}
+
+// driverMessage is DuckDB's own diagnostic without the database/sql driver
+// prefix. In-process DuckDB has no connection string or credentials to
+// leak, so the message is safe to show.
+func driverMessage(err error) string {
+	var de *duckdb.Error
+	if errors.As(err, &de) {
+		return de.Msg
+	}
+	return strings.TrimPrefix(err.Error(), "database/sql/driver: ")
+}

@@ -1,0 +1,88 @@
+// Package engine is the contract between Ossie and the SQL engines that run
+// planned queries (DESIGN.md section 7). Each engine lives in its own
+// sub-package (duckdb, postgres, trino) and owns its dialect, its
+// introspection and the classification of its errors: a missing table or
+// column is drift (ErrNotFound), a failure to reach the engine is transient
+// (ErrUnavailable). Callers branch with errors.Is and never parse messages.
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ossie-dev/ossie/compiler/dialect"
+)
+
+// Engine runs SQL on one database. Implementations are safe for concurrent
+// use by multiple goroutines.
+type Engine interface {
+	// Dialect is the SQL dialect the planner must emit for this engine.
+	Dialect() dialect.Dialect
+	// Query runs one SELECT and returns at most maxRows rows (maxRows <= 0:
+	// no cap); Result.Truncated reports that more rows existed. Cancelling
+	// ctx interrupts the running statement; the error then wraps ctx.Err().
+	Query(ctx context.Context, sql string, maxRows int) (*Result, error)
+	// Exec runs one statement that returns no rows (DDL such as CREATE VIEW).
+	Exec(ctx context.Context, sql string) error
+	// Describe lists the columns of a table or view named by its path parts
+	// (catalog, schema, table; fewer parts use the engine's defaults). A
+	// missing object is an error wrapping ErrNotFound.
+	Describe(ctx context.Context, table []string) ([]Column, error)
+	// Close releases the connection pool.
+	Close() error
+}
+
+// Result is the outcome of Query. Rows hold JSON-friendly Go values (nil,
+// bool, int64, float64, string, []byte, time.Time, []any, map[string]any);
+// each row has len(Columns) values.
+type Result struct {
+	Columns   []Column
+	Rows      [][]any
+	Truncated bool
+}
+
+// Column is a result or table column: its name and the engine's type name
+// as the engine spells it (e.g. "BIGINT", "DECIMAL(10,2)", "VARCHAR").
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// Error classes. An engine error wraps exactly one of them (or none when
+// the engine refused the statement for another reason, such as a type
+// error), so callers can tell drift from an outage from a bad query.
+var (
+	// ErrNotFound: a table, view, column or file the statement needs does
+	// not exist. The operator reports it as drift.
+	ErrNotFound = errors.New("not found")
+	// ErrUnavailable: the engine cannot be reached or opened right now
+	// (connection refused, database locked, out of resources). Transient:
+	// retry with backoff; never drift.
+	ErrUnavailable = errors.New("engine unavailable")
+)
+
+// Error is a failure reported by an engine. Message is safe to show to API
+// clients: engines build it from the engine's own diagnostic and never put
+// connection strings or credentials in it. Err keeps the driver error for
+// logs and errors.As.
+type Error struct {
+	// Class is ErrNotFound, ErrUnavailable or nil.
+	Class   error
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap exposes both the class (for errors.Is(err, ErrNotFound)) and the
+// driver error.
+func (e *Error) Unwrap() []error {
+	var out []error
+	if e.Class != nil {
+		out = append(out, e.Class)
+	}
+	if e.Err != nil {
+		out = append(out, e.Err)
+	}
+	return out
+}

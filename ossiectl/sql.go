@@ -1,0 +1,98 @@
+package ossiectl
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
+	"github.com/ossie-dev/ossie/compiler/plan"
+)
+
+// dialects are the SQL dialects `sql --dialect` can emit.
+var dialects = map[string]dialect.Dialect{
+	"duckdb": dialect.DuckDB,
+}
+
+func dialectNames() string {
+	var names []string
+	for n := range dialects {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func (e *env) sqlCmd() *cobra.Command {
+	var (
+		sel     selection
+		model   string
+		dialect string
+		format  string
+		opts    compiler.CompileOptions
+	)
+	cmd := &cobra.Command{
+		Use:   "sql FILE",
+		Short: "Plan a metric query and print the SQL it runs",
+		Example: "  ossiectl sql flights.yaml --metrics flight_count,avg_delay --dimensions origin.state,flights.date:month \\\n" +
+			"      --filter 'origin.state:in:CA,NY' --order-by flight_count:desc --limit 10",
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, ok := dialects[strings.ToLower(dialect)]
+			if !ok {
+				return usagef("--dialect %q is not one of: %s", dialect, dialectNames())
+			}
+			if format != "sql" && format != "json" {
+				return usagef("--format must be sql or json, not %q", format)
+			}
+			q, err := sel.build(e)
+			if err != nil {
+				return err
+			}
+			arts, err := e.loadFile(args[0], opts)
+			if err != nil {
+				return err
+			}
+			art, err := pickModel(arts, model)
+			if err != nil {
+				return err
+			}
+			p, err := planQuery(e, art, q, d)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				return enc.Encode(p)
+			}
+			fmt.Fprintln(e.stdout, p.SQL)
+			return nil
+		},
+	}
+	sel.register(cmd)
+	cmd.Flags().StringVar(&model, "model", "", "model name (required when the file defines several)")
+	cmd.Flags().StringVar(&dialect, "dialect", "duckdb", "SQL dialect: "+dialectNames())
+	cmd.Flags().StringVar(&format, "format", "sql", "output: sql (the statement) or json (statement, columns, model version)")
+	compileFlags(cmd, &opts)
+	return cmd
+}
+
+func planQuery(e *env, art *compiler.Artifact, q *plan.Query, d dialect.Dialect) (*plan.Plan, error) {
+	pl, err := plan.New(art)
+	if err != nil {
+		return nil, failf("model %q: %v", art.Name, err)
+	}
+	p, probs := pl.Plan(q, d)
+	if probs.HasErrors() || p == nil {
+		printProblems(e.stderr, "query", probs)
+		return nil, failed
+	}
+	printProblems(e.stderr, "query", probs)
+	return p, nil
+}

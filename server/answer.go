@@ -1,0 +1,204 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/ossie-dev/ossie/api/ossie"
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
+	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/engine"
+)
+
+// Response is the answer to a metric query (POST /v1/models/{model}/query).
+// Rows follow Columns; values are JSON scalars (numbers, strings, booleans,
+// null), DATE as "YYYY-MM-DD" and timestamps as RFC 3339. Truncated is true
+// when the engine had more rows than the server's row cap: results are
+// complete or say they are not (DESIGN.md section 5).
+type Response struct {
+	Model        string         `json:"model"`
+	ModelVersion string         `json:"model_version"`
+	Columns      []ResultColumn `json:"columns"`
+	Rows         [][]any        `json:"rows"`
+	RowCount     int            `json:"row_count"`
+	Truncated    bool           `json:"truncated"`
+	// SQL is the statement that ran; kept out of the query answer (the
+	// /sql endpoint exists for that) but available to Go callers.
+	SQL string `json:"-"`
+}
+
+// ResultColumn describes one answer column. Name is the query member
+// (`dataset.field`, `dataset.field.grain` or a metric name); Kind is
+// "dimension" or "metric"; Type is the Ossie datatype of the values as
+// returned (String, Integer, Decimal, Float, Boolean, Date, Time, DateTime,
+// DateTimeTz, Opaque); EngineType is the engine's own type name.
+type ResultColumn struct {
+	Name       string `json:"name"`
+	Kind       string `json:"kind"`
+	Type       string `json:"type"`
+	EngineType string `json:"engine_type,omitempty"`
+	Grain      string `json:"grain,omitempty"`
+}
+
+// PlanResponse is the answer of POST /v1/models/{model}/sql.
+type PlanResponse struct {
+	Model        string         `json:"model"`
+	ModelVersion string         `json:"model_version"`
+	SQL          string         `json:"sql"`
+	Columns      []ResultColumn `json:"columns"`
+}
+
+// Plan plans q against model for the server's engine dialect (DuckDB when
+// no engine is configured) without running it. Errors are *Error: 404
+// OSS5003 for an unknown model, 400 with every planner problem for a bad
+// query.
+func (s *Server) Plan(ctx context.Context, model string, q *plan.Query) (*plan.Plan, error) {
+	m, perr := s.lookup(model)
+	if perr != nil {
+		return nil, perr
+	}
+	return s.plan(m, q)
+}
+
+func (s *Server) dialect() dialect.Dialect {
+	if s.cfg.Engine != nil {
+		return s.cfg.Engine.Dialect()
+	}
+	return dialect.DuckDB
+}
+
+func (s *Server) plan(m *model, q *plan.Query) (*plan.Plan, error) {
+	if q == nil {
+		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "empty query"}})
+	}
+	p, probs := m.planner.Plan(q, s.dialect())
+	if probs.HasErrors() || p == nil {
+		if len(probs) == 0 {
+			probs = compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "the planner returned no plan"}}
+		}
+		return nil, queryProblems(probs)
+	}
+	return p, nil
+}
+
+// Answer plans q against model, runs it on the engine within the
+// configured query timeout and row cap, and returns the rows. It is the one
+// code path behind the HTTP query endpoint, the demo and `ossiectl query`.
+// Errors are *Error: 404 OSS5003 unknown model; 400 planner problems;
+// 504 OSS5002 timeout (499 when ctx was cancelled by the caller);
+// 503 OSS5001 engine unavailable; 502 OSS5001 any other engine failure,
+// with the engine's client-safe message.
+func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (*Response, error) {
+	m, perr := s.lookup(model)
+	if perr != nil {
+		return nil, perr
+	}
+	p, err := s.plan(m, q)
+	if err != nil {
+		return nil, err
+	}
+	if s.cfg.Engine == nil {
+		return nil, &Error{Status: http.StatusServiceUnavailable, Code: compiler.CodeEngine, Title: "Engine unavailable", Detail: "no engine is configured"}
+	}
+	qctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	defer cancel()
+	res, err := s.cfg.Engine.Query(qctx, p.SQL, s.cfg.MaxRows)
+	if err != nil {
+		return nil, s.engineError(ctx, qctx, err)
+	}
+	if len(res.Columns) != len(p.Columns) {
+		return nil, &Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Engine error",
+			Detail: "the planned query returned an unexpected number of columns"}
+	}
+	return &Response{
+		Model:        m.art.Name,
+		ModelVersion: m.art.Version,
+		Columns:      resultColumns(p.Columns, res.Columns),
+		Rows:         res.Rows,
+		RowCount:     len(res.Rows),
+		Truncated:    res.Truncated,
+		SQL:          p.SQL,
+	}, nil
+}
+
+// engineError maps an engine failure to a problem. The engine's Message is
+// client-safe by contract (engine.Error); anything else is logged, and the
+// client sees a generic detail so no connection detail can leak.
+func (s *Server) engineError(parent, qctx context.Context, err error) *Error {
+	switch {
+	case errors.Is(parent.Err(), context.Canceled):
+		return &Error{Status: 499, Code: compiler.CodeTimeout, Title: "Request cancelled", Detail: "the request was cancelled before the query finished", Cause: err}
+	case qctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+		return &Error{Status: http.StatusGatewayTimeout, Code: compiler.CodeTimeout, Title: "Query timed out",
+			Detail: "the query did not finish within " + s.cfg.QueryTimeout.String(), Cause: err}
+	}
+	e := &Error{Status: http.StatusBadGateway, Code: compiler.CodeEngine, Title: "Engine error", Detail: "the engine failed the query", Cause: err}
+	var ee *engine.Error
+	if errors.As(err, &ee) {
+		e.Detail = ee.Message
+	} else {
+		s.cfg.Logger.Error("engine error", "error", err)
+	}
+	if errors.Is(err, engine.ErrUnavailable) {
+		e.Status = http.StatusServiceUnavailable
+		e.Title = "Engine unavailable"
+	}
+	return e
+}
+
+func resultColumns(pc []plan.Column, ec []engine.Column) []ResultColumn {
+	out := make([]ResultColumn, len(pc))
+	for i, c := range pc {
+		rc := ResultColumn{Name: c.Name, Kind: c.Kind, Grain: c.Grain, Type: c.Datatype}
+		if i < len(ec) {
+			rc.EngineType = ec[i].Type
+			if t := datatypeOf(ec[i].Type); t != ossie.TypeOpaque || rc.Type == "" {
+				rc.Type = string(t)
+			}
+		}
+		out[i] = rc
+	}
+	return out
+}
+
+func planColumns(pc []plan.Column) []ResultColumn {
+	out := make([]ResultColumn, len(pc))
+	for i, c := range pc {
+		out[i] = ResultColumn{Name: c.Name, Kind: c.Kind, Type: c.Datatype, Grain: c.Grain}
+	}
+	return out
+}
+
+// datatypeOf maps an engine type name (DuckDB, PostgreSQL and Trino
+// spellings) to the Ossie datatype describing the returned values.
+func datatypeOf(engineType string) ossie.Datatype {
+	t := strings.ToUpper(strings.TrimSpace(engineType))
+	if i := strings.IndexByte(t, '('); i >= 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	switch t {
+	case "BOOLEAN", "BOOL":
+		return ossie.TypeBoolean
+	case "TINYINT", "SMALLINT", "INTEGER", "INT", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+		"UINTEGER", "UBIGINT", "UHUGEINT", "INT2", "INT4", "INT8":
+		return ossie.TypeInteger
+	case "DECIMAL", "NUMERIC":
+		return ossie.TypeDecimal
+	case "FLOAT", "DOUBLE", "REAL", "DOUBLE PRECISION", "FLOAT4", "FLOAT8":
+		return ossie.TypeFloat
+	case "VARCHAR", "TEXT", "CHAR", "STRING", "ENUM", "UUID":
+		return ossie.TypeString
+	case "DATE":
+		return ossie.TypeDate
+	case "TIME", "TIMETZ":
+		return ossie.TypeTime
+	case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "DATETIME":
+		return ossie.TypeDateTime
+	case "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE":
+		return ossie.TypeDateTimeTz
+	}
+	return ossie.TypeOpaque
+}

@@ -1,0 +1,122 @@
+package server
+
+import (
+	"github.com/ossie-dev/ossie/api/ossie"
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
+)
+
+// ModelSummary is one entry of GET /v1/models.
+type ModelSummary struct {
+	Name            string      `json:"name"`
+	Version         string      `json:"version"`
+	DocumentVersion string      `json:"document_version"`
+	Description     string      `json:"description,omitempty"`
+	Counts          ModelCounts `json:"counts"`
+}
+
+// ModelCounts counts what a model defines.
+type ModelCounts struct {
+	Datasets      int `json:"datasets"`
+	Dimensions    int `json:"dimensions"`
+	Metrics       int `json:"metrics"`
+	Relationships int `json:"relationships"`
+}
+
+// ModelDetail is GET /v1/models/{model}: what a client (or an AI agent)
+// needs to ask questions — every dimension with its query name, datatype
+// and time flag, every metric, descriptions and ai_context. Physical
+// sources and expressions stay server-side.
+type ModelDetail struct {
+	Name            string            `json:"name"`
+	Version         string            `json:"version"`
+	DocumentVersion string            `json:"document_version"`
+	Description     string            `json:"description,omitempty"`
+	AIContext       *ossie.AIContext  `json:"ai_context,omitempty"`
+	Datasets        []DatasetInfo     `json:"datasets"`
+	Relationships   []RelationshipRef `json:"relationships"`
+	Metrics         []MetricInfo      `json:"metrics"`
+}
+
+// DatasetInfo describes one dataset and its dimensions.
+type DatasetInfo struct {
+	Name        string           `json:"name"`
+	Description string           `json:"description,omitempty"`
+	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
+	PrimaryKey  []string         `json:"primary_key,omitempty"`
+	Dimensions  []DimensionInfo  `json:"dimensions"`
+}
+
+// DimensionInfo is one field usable as a dimension or filter. Name is the
+// query member (`dataset.field`); Grains lists the time grains accepted
+// when IsTime.
+type DimensionInfo struct {
+	Name        string           `json:"name"`
+	Field       string           `json:"field"`
+	Label       string           `json:"label,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Datatype    string           `json:"datatype,omitempty"`
+	IsTime      bool             `json:"is_time"`
+	Grains      []string         `json:"grains,omitempty"`
+	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
+}
+
+// MetricInfo is one metric.
+type MetricInfo struct {
+	Name        string           `json:"name"`
+	Description string           `json:"description,omitempty"`
+	Datatype    string           `json:"datatype,omitempty"`
+	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
+	Datasets    []string         `json:"datasets,omitempty"`
+}
+
+// RelationshipRef names a many-to-one join between two datasets.
+type RelationshipRef struct {
+	Name string `json:"name"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+func summarize(a *compiler.Artifact) ModelSummary {
+	dims := 0
+	for _, d := range a.Datasets {
+		dims += len(d.Fields)
+	}
+	return ModelSummary{
+		Name: a.Name, Version: a.Version, DocumentVersion: a.DocumentVersion, Description: a.Description,
+		Counts: ModelCounts{Datasets: len(a.Datasets), Dimensions: dims, Metrics: len(a.Metrics), Relationships: len(a.Relationships)},
+	}
+}
+
+func describeModel(a *compiler.Artifact) ModelDetail {
+	grains := make([]string, len(dialect.Grains))
+	for i, g := range dialect.Grains {
+		grains[i] = string(g)
+	}
+	d := ModelDetail{
+		Name: a.Name, Version: a.Version, DocumentVersion: a.DocumentVersion,
+		Description: a.Description, AIContext: a.AIContext,
+		Datasets: []DatasetInfo{}, Relationships: []RelationshipRef{}, Metrics: []MetricInfo{},
+	}
+	for _, ds := range a.Datasets {
+		info := DatasetInfo{Name: ds.Name, Description: ds.Description, AIContext: ds.AIContext, PrimaryKey: ds.PrimaryKey, Dimensions: []DimensionInfo{}}
+		for _, f := range ds.Fields {
+			di := DimensionInfo{
+				Name: ds.Name + "." + f.Name, Field: f.Name, Label: f.Label, Description: f.Description,
+				Datatype: string(f.Datatype), IsTime: f.IsTime, AIContext: f.AIContext,
+			}
+			if f.IsTime {
+				di.Grains = grains
+			}
+			info.Dimensions = append(info.Dimensions, di)
+		}
+		d.Datasets = append(d.Datasets, info)
+	}
+	for _, r := range a.Relationships {
+		d.Relationships = append(d.Relationships, RelationshipRef{Name: r.Name, From: r.From, To: r.To})
+	}
+	for _, m := range a.Metrics {
+		d.Metrics = append(d.Metrics, MetricInfo{Name: m.Name, Description: m.Description, Datatype: string(m.Datatype), AIContext: m.AIContext, Datasets: m.Datasets})
+	}
+	return d
+}

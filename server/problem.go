@@ -1,0 +1,111 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/ossie-dev/ossie/compiler"
+)
+
+// problemTypeBase prefixes a code to form the problem `type` URI; the page
+// explains every code (docs/problems.md).
+const problemTypeBase = "https://github.com/ossie-dev/ossie/blob/main/docs/problems.md#"
+
+// Error is a failed request as an RFC 9457 problem document. Answer and
+// Plan return it so the HTTP handler, the demo and ossiectl report the same
+// status, code and problems. Cause (never serialised) keeps the underlying
+// error for logs; Detail is safe to show to clients.
+type Error struct {
+	Status   int               `json:"status"`
+	Code     string            `json:"code"`
+	Title    string            `json:"title"`
+	Detail   string            `json:"detail,omitempty"`
+	Problems compiler.Problems `json:"problems,omitempty"`
+	Cause    error             `json:"-"`
+}
+
+func (e *Error) Error() string {
+	if len(e.Problems) > 0 {
+		return e.Problems.Error()
+	}
+	if e.Detail != "" {
+		return e.Code + " " + e.Detail
+	}
+	return e.Code + " " + e.Title
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// problemDoc is the wire form: RFC 9457 members plus the Ossie extensions
+// `code` (stable OSSnnnn) and `problems` (every finding, for bad queries).
+type problemDoc struct {
+	Type     string            `json:"type"`
+	Title    string            `json:"title"`
+	Status   int               `json:"status"`
+	Detail   string            `json:"detail,omitempty"`
+	Instance string            `json:"instance,omitempty"`
+	Code     string            `json:"code,omitempty"`
+	Problems compiler.Problems `json:"problems,omitempty"`
+}
+
+func writeProblem(w http.ResponseWriter, r *http.Request, e *Error) {
+	doc := problemDoc{
+		Type:     "about:blank",
+		Title:    e.Title,
+		Status:   e.Status,
+		Detail:   e.Detail,
+		Instance: r.URL.Path,
+		Code:     e.Code,
+		Problems: e.Problems,
+	}
+	if e.Code != "" {
+		doc.Type = problemTypeBase + strings.ToLower(e.Code)
+	}
+	if doc.Title == "" {
+		doc.Title = http.StatusText(e.Status)
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if e.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
+	w.WriteHeader(e.Status)
+	_ = json.NewEncoder(w).Encode(doc)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// queryProblems wraps planner or query-parse problems as a 400.
+func queryProblems(ps compiler.Problems) *Error {
+	e := &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid query", Problems: ps}
+	if errs := ps.Errors(); len(errs) > 0 {
+		e.Code = errs[0].Code
+		e.Detail = errs[0].Message
+		if len(errs) > 1 {
+			e.Detail += " (and more, see problems)"
+		}
+	}
+	return e
+}
+
+func unknownModel(name string, known []string) *Error {
+	detail := "no model named " + quote(name) + " is loaded"
+	if len(known) > 0 {
+		detail += "; loaded: " + strings.Join(known, ", ")
+	}
+	return &Error{Status: http.StatusNotFound, Code: compiler.CodeUnknownModel, Title: "Unknown model", Detail: detail,
+		Problems: compiler.Problems{{Code: compiler.CodeUnknownModel, Severity: compiler.SeverityError, Message: detail}}}
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

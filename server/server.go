@@ -1,0 +1,208 @@
+// Package server is the Ossie semantic HTTP API (DESIGN.md section 6):
+// it serves the metadata of compiled models, plans metric queries with the
+// compiler's planner and runs them on an engine, returning rows with column
+// names, types, the model version and a truncation flag. Errors are RFC 9457
+// problem documents carrying the compiler's stable OSSnnnn codes.
+//
+// This is local mode: models come from files compiled at start
+// (LoadModelFiles). Roles (bearer tokens mapped to roles, DESIGN.md section
+// 6) are a later slice; the role will travel in the request context into
+// Answer and Plan, never in the query body.
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/engine"
+)
+
+// Defaults applied by New to zero Config values.
+const (
+	DefaultMaxBodyBytes = 1 << 20 // 1 MiB
+	DefaultMaxRows      = 100_000
+	DefaultQueryTimeout = 60 * time.Second
+)
+
+// Config configures a Server. Zero values take the defaults above.
+type Config struct {
+	// Engine runs planned SQL; nil serves metadata and /sql only (queries
+	// then fail with OSS5001 and /readyz reports not ready).
+	Engine engine.Engine
+	// Models are compiled artifacts; names must be unique.
+	Models []*compiler.Artifact
+	// MaxBodyBytes bounds a request body; larger bodies get 413 OSS5004.
+	MaxBodyBytes int64
+	// MaxRows caps the rows of one answer; more rows set truncated=true.
+	MaxRows int
+	// QueryTimeout bounds one engine query; exceeding it gives 504 OSS5002.
+	QueryTimeout time.Duration
+	// Logger receives one line per request; nil discards.
+	Logger *slog.Logger
+}
+
+// Server answers metric queries for a fixed set of models. Safe for
+// concurrent use.
+type Server struct {
+	cfg    Config
+	models map[string]*model
+	names  []string // sorted model names
+}
+
+// model is one loaded artifact plus what every request would otherwise
+// recompute: its planner and its metadata document.
+type model struct {
+	art     *compiler.Artifact
+	planner *plan.Planner
+	detail  ModelDetail
+	summary ModelSummary
+}
+
+// New checks cfg and prepares one planner per model. Two models with the
+// same name, a nil model or a planner that refuses an artifact is an error.
+func New(cfg Config) (*Server, error) {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxRows <= 0 {
+		cfg.MaxRows = DefaultMaxRows
+	}
+	if cfg.QueryTimeout <= 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, models: make(map[string]*model, len(cfg.Models))}
+	for i, a := range cfg.Models {
+		if a == nil {
+			return nil, fmt.Errorf("server: model %d is nil", i)
+		}
+		if _, dup := s.models[a.Name]; dup {
+			return nil, fmt.Errorf("server: two models are named %q", a.Name)
+		}
+		p, err := plan.New(a)
+		if err != nil {
+			return nil, fmt.Errorf("server: model %q: %w", a.Name, err)
+		}
+		s.models[a.Name] = &model{art: a, planner: p, detail: describeModel(a), summary: summarize(a)}
+		s.names = append(s.names, a.Name)
+	}
+	sort.Strings(s.names)
+	return s, nil
+}
+
+// Models returns the loaded artifacts sorted by name.
+func (s *Server) Models() []*compiler.Artifact {
+	out := make([]*compiler.Artifact, len(s.names))
+	for i, n := range s.names {
+		out[i] = s.models[n].art
+	}
+	return out
+}
+
+func (s *Server) lookup(name string) (*model, *Error) {
+	m, ok := s.models[name]
+	if !ok {
+		return nil, unknownModel(name, s.names)
+	}
+	return m, nil
+}
+
+// Ready reports nil when at least one model is loaded and the engine
+// answers a trivial query within 5 seconds.
+func (s *Server) Ready(ctx context.Context) error {
+	if len(s.models) == 0 {
+		return fmt.Errorf("no models loaded")
+	}
+	if s.cfg.Engine == nil {
+		return fmt.Errorf("no engine configured")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := s.cfg.Engine.Query(ctx, "SELECT 1", 1); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return nil
+}
+
+// Handler serves the API:
+//
+//	GET  /v1/models                  model summaries
+//	GET  /v1/models/{model}          datasets, dimensions, metrics, ai_context
+//	POST /v1/models/{model}/query    plan + run: rows, columns, version, truncated
+//	POST /v1/models/{model}/sql      plan only: SQL and columns
+//	GET  /healthz, /readyz, /openapi.json
+//
+// Unknown paths are 404 and wrong methods 405, both as problem documents.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	route := func(method, path string, h http.HandlerFunc) {
+		mux.HandleFunc(method+" "+path, h)
+		// The method-less twin catches every other method on the same path.
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", method)
+			writeProblem(w, r, &Error{Status: http.StatusMethodNotAllowed, Detail: r.Method + " is not allowed here; use " + method})
+		})
+	}
+	route(http.MethodGet, "/v1/models", s.handleList)
+	route(http.MethodGet, "/v1/models/{model}", s.handleDetail)
+	route(http.MethodPost, "/v1/models/{model}/query", s.handleQuery)
+	route(http.MethodPost, "/v1/models/{model}/sql", s.handleSQL)
+	route(http.MethodGet, "/healthz", s.handleHealth)
+	route(http.MethodGet, "/readyz", s.handleReady)
+	route(http.MethodGet, "/openapi.json", handleOpenAPI)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, r, &Error{Status: http.StatusNotFound, Detail: "no such endpoint; see /openapi.json"})
+	})
+	return s.middleware(mux)
+}
+
+// statusWriter records the status for the access log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// middleware logs each request and turns a panic into a 500 problem, so a
+// bug in one request never takes the process down.
+func (s *Server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if rec := recover(); rec != nil {
+				if rec == http.ErrAbortHandler {
+					panic(rec)
+				}
+				s.cfg.Logger.Error("panic serving request", "path", r.URL.Path, "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					writeProblem(sw, r, &Error{Status: http.StatusInternalServerError, Detail: "internal error"})
+				}
+			}
+			s.cfg.Logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
