@@ -230,6 +230,23 @@ func (r renderer) call(b *strings.Builder, f Func) error {
 	if err != nil {
 		return err
 	}
+	// The date part of these functions may be written as a bare keyword or
+	// a string; engines want a string for DATE_TRUNC/DATE_PART and a bare
+	// word for the rest. Only known parts pass, so no text is injected.
+	switch f.Name {
+	case "DATE_TRUNC", "DATE_PART", "DATEADD", "DATEDIFF", "EXTRACT":
+		if len(f.Args) > 0 {
+			part, ok := datePart(f.Args[0])
+			if !ok {
+				return fmt.Errorf("%s: unknown date part", f.Name)
+			}
+			if f.Name == "DATE_TRUNC" || f.Name == "DATE_PART" {
+				args[0] = r.d.QuoteString(strings.ToLower(part))
+			} else {
+				args[0] = part
+			}
+		}
+	}
 	switch f.Name {
 	case "IF", "IFF":
 		if len(args) == 3 {
@@ -294,4 +311,28 @@ func (r renderer) call(b *strings.Builder, f Func) error {
 		fmt.Fprintf(b, " FILTER (WHERE %s)", s)
 	}
 	return nil
+}
+
+// datePart returns the upper-case date part named by a Keyword or a string
+// literal, if it is one of DateParts.
+func datePart(n Node) (string, bool) {
+	var s string
+	switch n := n.(type) {
+	case Keyword:
+		s = n.Name
+	case Literal:
+		if n.Kind != LitString {
+			return "", false
+		}
+		s = n.Value
+	default:
+		return "", false
+	}
+	s = strings.ToUpper(s)
+	for _, p := range DateParts {
+		if p == s {
+			return s, true
+		}
+	}
+	return "", false
 }
