@@ -293,7 +293,7 @@ func TestQueryMatchesHandWrittenSQL(t *testing.T) {
 		{
 			name:  "by month with filter",
 			query: `{"metrics":["order_count"],"dimensions":[{"field":"orders.order_date","grain":"month"}],"filters":[{"field":"orders.status","op":"in","values":["placed","shipped"]}]}`,
-			hand: `SELECT date_trunc('month', order_date), COUNT(order_id) FROM orders
+			hand: `SELECT CAST(date_trunc('month', order_date) AS DATE), COUNT(order_id) FROM orders
 			       WHERE status IN ('placed','shipped') GROUP BY 1`,
 			cols: []string{"orders.order_date.month", "order_count"},
 		},

@@ -228,7 +228,12 @@ func (s *query) dimSQL(dm *dim) string {
 		shifted := s.d.DateTrunc(dialect.Week, "("+x+" + INTERVAL '1' DAY)")
 		return "CAST((" + shifted + " - INTERVAL '1' DAY) AS DATE)"
 	}
-	return s.d.DateTrunc(dm.grain, x)
+	if dm.grain == dialect.Hour {
+		return s.d.DateTrunc(dm.grain, x)
+	}
+	// Day and coarser buckets are dates on every engine (date_trunc returns
+	// TIMESTAMP on DuckDB, PostgreSQL and Trino), so answers compare equal.
+	return "CAST(" + s.d.DateTrunc(dm.grain, x) + " AS DATE)"
 }
 
 // dimFilter is a filter on a dimension, applied before aggregation.
@@ -469,9 +474,9 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 		visible = append(visible, "\"q\"."+s.d.QuoteIdent(dm.name))
 		c := Column{Name: dm.name, Kind: "dimension", Datatype: string(dm.f.Datatype), Grain: string(dm.grain)}
 		if dm.grain != "" {
-			c.Datatype = string(ossie.TypeDateTime)
-			if dm.f.Datatype == ossie.TypeDate || (dm.grain != dialect.Hour && dm.weekStart == "sunday") {
-				c.Datatype = string(ossie.TypeDate)
+			c.Datatype = string(ossie.TypeDate)
+			if dm.grain == dialect.Hour {
+				c.Datatype = string(ossie.TypeDateTime)
 			}
 		}
 		columns = append(columns, c)
