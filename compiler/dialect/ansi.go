@@ -10,6 +10,9 @@ import (
 type ansi struct{}
 
 func (ansi) QuoteIdent(name string) string {
+	if !strings.Contains(name, `"`) {
+		return `"` + name + `"`
+	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 

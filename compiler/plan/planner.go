@@ -26,6 +26,7 @@ type Planner struct {
 
 	mu    sync.Mutex
 	cache map[string]*prepared
+	trees map[string]joinTree
 
 	fieldNames  []string // "dataset.field", for did-you-mean
 	metricNames []string
@@ -260,12 +261,12 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 	var dims []*dim
 	seenDim := map[string]bool{}
 	for i, dd := range q.Dimensions {
-		dm := s.resolveDim(fmt.Sprintf("dimensions[%d]", i), dd)
+		dm := s.resolveDim(at("dimensions", i), dd)
 		if dm == nil {
 			continue
 		}
 		if seenDim[dm.name] {
-			s.fail(compiler.CodeBadQuery, fmt.Sprintf("dimensions[%d]", i), fmt.Sprintf("dimension %s is listed twice", dm.name))
+			s.fail(compiler.CodeBadQuery, at("dimensions", i), fmt.Sprintf("dimension %s is listed twice", dm.name))
 			continue
 		}
 		seenDim[dm.name] = true
@@ -297,13 +298,13 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 		return m
 	}
 	for i, name := range q.Metrics {
-		addMetric(fmt.Sprintf("metrics[%d]", i), name, true)
+		addMetric(at("metrics", i), name, true)
 	}
 	// Filters.
 	var dimFilters []dimFilter
 	var metricWhere []string
 	for i, f := range q.Filters {
-		path := fmt.Sprintf("filters[%d]", i)
+		path := at("filters", i)
 		op := normOp(f.Op)
 		if op == "" {
 			s.fail(compiler.CodeBadFilter, path+".op", fmt.Sprintf("unknown op %q; use one of =, !=, in, not_in, gt, gte, lt, lte, between, contains, starts_with, is_null, is_not_null, in_date_range", f.Op))
@@ -345,7 +346,7 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 	var orderBy []string
 	ordered := map[string]bool{}
 	for i, o := range q.OrderBy {
-		path := fmt.Sprintf("order_by[%d]", i)
+		path := at("order_by", i)
 		dir := strings.ToLower(o.Dir)
 		if dir != "" && dir != "asc" && dir != "desc" {
 			s.fail(compiler.CodeBadOrderBy, path+".dir", fmt.Sprintf("dir %q: use asc or desc", o.Dir))
@@ -540,7 +541,7 @@ func names(dims []*dim) []string {
 // first and the measures aggregated over those, so no home row counts twice.
 func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, error) {
 	d := s.d
-	hops, order := s.p.graph.tree(g.home)
+	hops, order := s.p.tree(g.home)
 	need := map[string]bool{g.home: true}
 	fanOut := false
 	var fanPath []string
@@ -566,12 +567,12 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 		return true
 	}
 	for i, dm := range dims {
-		if !mark(fmt.Sprintf("dimensions[%d]", i), dm.ds) {
+		if !mark(at("dimensions", i), dm.ds) {
 			return "", fmt.Errorf("unreachable")
 		}
 	}
 	for i, f := range filters {
-		if !mark(fmt.Sprintf("filters[%d]", i), f.dm.ds) {
+		if !mark(at("filters", i), f.dm.ds) {
 			return "", fmt.Errorf("unreachable")
 		}
 	}
@@ -602,7 +603,7 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 	for i, f := range filters {
 		pred, err := predicate(d, s.dimSQL(f.dm), f.op, f.val, f.dm.f.IsTime, s.now, s.loc)
 		if err != nil {
-			s.fail(compiler.CodeBadFilter, fmt.Sprintf("filters[%d]", i), err.Error())
+			s.fail(compiler.CodeBadFilter, at("filters", i), err.Error())
 			return "", err
 		}
 		where = append(where, pred)
@@ -664,6 +665,30 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 	joins(&b, measureNeed)
 	writeGroupBy(&b, len(dims))
 	return b.String(), nil
+}
+
+// at renders a list element path such as `filters[2]`.
+func at(list string, i int) string { return list + "[" + strconv.Itoa(i) + "]" }
+
+// tree returns the join tree rooted at home, computed once per dataset.
+func (p *Planner) tree(home string) (map[string]hop, []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t, ok := p.trees[home]; ok {
+		return t.hops, t.order
+	}
+	hops, order := p.graph.tree(home)
+	if p.trees == nil {
+		p.trees = map[string]joinTree{}
+	}
+	p.trees[home] = joinTree{hops, order}
+	return hops, order
+}
+
+// joinTree caches graph.tree for one root; read-only once stored.
+type joinTree struct {
+	hops  map[string]hop
+	order []string
 }
 
 func writeGroupBy(b *strings.Builder, n int) {
