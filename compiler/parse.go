@@ -72,7 +72,7 @@ func versionHelp() string {
 		quoted[i] = strconv.Quote(v)
 	}
 	latest := ossie.SupportedVersions[len(ossie.SupportedVersions)-1]
-	return fmt.Sprintf("this build reads versions %s; set `version: %q` at the top of the file (run `ossiectl migrate FILE` to rewrite an older file mechanically)",
+	return fmt.Sprintf("this build reads versions %s; set `version: %q` at the top of the file",
 		strings.Join(quoted, ", "), latest)
 }
 

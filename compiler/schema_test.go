@@ -156,14 +156,14 @@ func goodDocuments(t *testing.T) map[string][]byte {
 	return out
 }
 
-// sharedCaseModels extracts the `semantic_model:` YAML block of every case
-// in ../shared/cases (next to the repository, as in CI).
+// sharedCaseModels returns the `semantic_model:` block of every shared
+// semantic case, from the in-repo copies under test/cases (the originals
+// live in ../shared/cases, outside the repository).
 func sharedCaseModels(t *testing.T) map[string]string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "cases")
-	files, _ := filepath.Glob(filepath.Join(dir, "BC-*.md"))
+	files, _ := filepath.Glob(filepath.Join("..", "test", "cases", "BC-*", "model.yaml"))
 	if len(files) == 0 {
-		t.Fatalf("no shared cases found in %s", dir)
+		t.Fatal("no shared cases found in ../test/cases")
 	}
 	out := map[string]string{}
 	for _, f := range files {
@@ -172,16 +172,11 @@ func sharedCaseModels(t *testing.T) map[string]string {
 			t.Fatal(err)
 		}
 		text := string(data)
-		start := strings.Index(text, "```yaml\nsemantic_model:")
+		start := strings.Index(text, "\nsemantic_model:")
 		if start < 0 {
 			t.Fatalf("%s: no semantic_model block", f)
 		}
-		body := text[start+len("```yaml\n"):]
-		end := strings.Index(body, "```")
-		if end < 0 {
-			t.Fatalf("%s: unterminated yaml block", f)
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".md")] = body[:end]
+		out[filepath.Base(filepath.Dir(f))] = text[start+1:]
 	}
 	return out
 }

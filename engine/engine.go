@@ -59,6 +59,11 @@ var (
 	// (connection refused, database locked, out of resources). Transient:
 	// retry with backoff; never drift.
 	ErrUnavailable = errors.New("engine unavailable")
+	// ErrInvalidInput: a value in the statement cannot be converted to the
+	// type it is compared with (e.g. a filter value 'abc' on an integer
+	// column whose datatype the model does not declare). The request is at
+	// fault, not the engine or the model.
+	ErrInvalidInput = errors.New("invalid input value")
 )
 
 // Error is a failure reported by an engine. Message is safe to show to API
@@ -66,7 +71,7 @@ var (
 // connection strings or credentials in it. Err keeps the driver error for
 // logs and errors.As.
 type Error struct {
-	// Class is ErrNotFound, ErrUnavailable or nil.
+	// Class is ErrNotFound, ErrUnavailable, ErrInvalidInput or nil.
 	Class   error
 	Message string
 	Err     error

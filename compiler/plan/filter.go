@@ -21,7 +21,25 @@ var (
 // strict pattern and strings always go through QuoteString, so no request
 // value reaches the SQL text unescaped. On time fields, date and timestamp
 // strings become typed literals (Trino does not compare DATE with VARCHAR).
-func literal(d dialect.Dialect, v any, timeField bool) (string, error) {
+//
+// When the field's datatype is known, values that cannot be of that type
+// are refused here (a clear OSS4005 with the filter path) instead of
+// failing later inside the engine.
+func literal(d dialect.Dialect, v any, k valueKind) (string, error) {
+	timeField := k == kindTime
+	if s, ok := v.(string); ok {
+		switch k {
+		case kindNumber:
+			if !numberRe.MatchString(strings.TrimSpace(s)) {
+				return "", fmt.Errorf("%q is not a number, and this field is numeric", s)
+			}
+			return strings.TrimSpace(s), nil
+		case kindTime:
+			if !dateRe.MatchString(s) && !timestampRe.MatchString(s) {
+				return "", fmt.Errorf("%q is neither a date (YYYY-MM-DD) nor a timestamp (YYYY-MM-DD hh:mm[:ss]), and this field is a time", s)
+			}
+		}
+	}
 	switch v := v.(type) {
 	case json.Number:
 		if !numberRe.MatchString(string(v)) {
@@ -53,12 +71,24 @@ func literal(d dialect.Dialect, v any, timeField bool) (string, error) {
 		return d.QuoteString(v), nil
 	case nil:
 		return "", fmt.Errorf("null is not a filter value; use op is_null or is_not_null")
+	case []any:
+		return "", fmt.Errorf("filter values must be strings, numbers or booleans, got a list")
 	}
-	return "", fmt.Errorf("filter values must be strings, numbers or booleans, got %T", v)
+	return "", fmt.Errorf("filter values must be strings, numbers or booleans, got an object")
 }
 
+// valueKind is what a filter's values must look like, from the field's
+// datatype (kindAny when the model does not declare it).
+type valueKind int
+
+const (
+	kindAny valueKind = iota
+	kindNumber
+	kindTime
+)
+
 // predicate renders `x <op> values` for a normalised op.
-func predicate(d dialect.Dialect, x, op string, vals []any, timeField bool, now time.Time, loc *time.Location) (string, error) {
+func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now time.Time, loc *time.Location) (string, error) {
 	lits := func(min, max int) ([]string, error) {
 		if len(vals) < min || (max >= 0 && len(vals) > max) {
 			switch {
@@ -71,7 +101,7 @@ func predicate(d dialect.Dialect, x, op string, vals []any, timeField bool, now 
 		}
 		out := make([]string, len(vals))
 		for i, v := range vals {
-			s, err := literal(d, v, timeField)
+			s, err := literal(d, v, kind)
 			if err != nil {
 				return nil, err
 			}

@@ -322,7 +322,7 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 				s.fail(compiler.CodeBadFilter, path+".op", "in_date_range applies to time dimensions, not metrics")
 				continue
 			}
-			pred, err := predicate(s.d, "\"q\"."+s.d.QuoteIdent(f.Metric), op, f.values(), false, s.now, s.loc)
+			pred, err := predicate(s.d, "\"q\"."+s.d.QuoteIdent(f.Metric), op, f.values(), kindNumber, s.now, s.loc)
 			if err != nil {
 				s.fail(compiler.CodeBadFilter, path, err.Error())
 				continue
@@ -601,7 +601,7 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 	}
 	var where []string
 	for i, f := range filters {
-		pred, err := predicate(d, s.dimSQL(f.dm), f.op, f.val, f.dm.f.IsTime, s.now, s.loc)
+		pred, err := predicate(d, s.dimSQL(f.dm), f.op, f.val, kindOf(f.dm), s.now, s.loc)
 		if err != nil {
 			s.fail(compiler.CodeBadFilter, at("filters", i), err.Error())
 			return "", err
@@ -665,6 +665,18 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 	joins(&b, measureNeed)
 	writeGroupBy(&b, len(dims))
 	return b.String(), nil
+}
+
+// kindOf tells what values a filter on dm accepts. A grain makes any time
+// field a date; contains/starts_with work on text and never get here typed.
+func kindOf(dm *dim) valueKind {
+	switch {
+	case dm.f.IsTime || dm.grain != "":
+		return kindTime
+	case dm.f.Datatype == ossie.TypeInteger || dm.f.Datatype == ossie.TypeDecimal || dm.f.Datatype == ossie.TypeFloat:
+		return kindNumber
+	}
+	return kindAny
 }
 
 // at renders a list element path such as `filters[2]`.

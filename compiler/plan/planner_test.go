@@ -130,3 +130,18 @@ func BenchmarkPlanShop(b *testing.B) {
 		}
 	}
 }
+
+func TestFilterValuesMatchDatatype(t *testing.T) {
+	p := loadShop(t)
+	for _, body := range []string{
+		`{"metrics":["revenue"],"filters":[{"field":"orders.ordered_at","op":"gt","values":["soon"]}]}`,
+		`{"metrics":["revenue"],"filters":[{"field":"refunds.refunded_on","op":"in","values":["2024-01-01","x'; DROP TABLE t"]}]}`,
+		`{"metrics":["revenue"],"filters":[{"metric":"revenue","op":"gt","values":["lots"]}]}`,
+	} {
+		q, _ := plan.ParseQuery([]byte(body))
+		_, probs := p.Plan(q, dialect.DuckDB)
+		if len(probs) != 1 || probs[0].Code != compiler.CodeBadFilter || !strings.HasPrefix(probs[0].Path, "filters[0]") {
+			t.Errorf("%s: want one %s at filters[0], got %v", body, compiler.CodeBadFilter, probs)
+		}
+	}
+}

@@ -52,6 +52,8 @@ func classOf(de *duckdb.Error) error {
 		// Lock conflicts and unreadable storage clear up on their own or
 		// need an operator, not a model change.
 		return engine.ErrUnavailable
+	case duckdb.ErrorTypeConversion, duckdb.ErrorTypeOutOfRange:
+		return engine.ErrInvalidInput
 	case duckdb.ErrorTypeConnection, duckdb.ErrorTypeNetwork, duckdb.ErrorTypeHTTP,
 		duckdb.ErrorTypeOutOfMemory, duckdb.ErrorTypeFatal:
 		return engine.ErrUnavailable
