@@ -397,7 +397,8 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 	// Group measures by home dataset, in first-use order.
 	var groups []*group
 	groupOf := map[string]*group{}
-	measureCol := map[string]string{} // measure key → "g0"."m3"
+	measureCol := map[string]string{}  // measure key → "g0"."m3"
+	measureName := map[string]string{} // measure key → "m3"
 	countLike := map[string]bool{}
 	n := 0
 	for _, m := range metrics {
@@ -415,6 +416,7 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 			g.measures = append(g.measures, ms)
 			g.cols = append(g.cols, col)
 			measureCol[ms.key] = s.d.QuoteIdent(g.alias) + "." + s.d.QuoteIdent(col)
+			measureName[ms.key] = col
 			countLike[ms.key] = ms.countLike
 			n++
 		}
@@ -447,26 +449,67 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 		}
 		from = strings.Join(parts, " CROSS JOIN ")
 	default:
-		dimSrc = s.d.QuoteIdent("k")
-		cols := make([]string, len(dims))
+		// Stack the groups (UNION ALL, each row padded with NULL for the
+		// other groups' measures) and GROUP BY the dimensions: grouping is
+		// NULL-safe and hashable on every engine, where joining the groups
+		// on IS NOT DISTINCT FROM degrades to nested loops on PostgreSQL.
+		// Each group has one row per dimension key, so MAX picks it. A
+		// zero-row first branch over all groups fixes every column's type
+		// before the untyped NULLs (PostgreSQL resolves UNION types pairwise).
+		dimSrc = s.d.QuoteIdent("c")
+		dcols := make([]string, len(dims))
 		for i := range dims {
-			cols[i] = s.d.QuoteIdent("d" + strconv.Itoa(i))
+			dcols[i] = s.d.QuoteIdent("d" + strconv.Itoa(i))
 		}
-		var union []string
+		var all []string
+		owner := map[string]string{}
 		for _, g := range groups {
-			union = append(union, "SELECT "+strings.Join(cols, ", ")+" FROM "+s.d.QuoteIdent(g.alias))
+			for _, c := range g.cols {
+				all = append(all, c)
+				owner[c] = g.alias
+			}
+		}
+		branch := func(g *group) string {
+			sel := make([]string, 0, len(dcols)+len(all))
+			for _, c := range dcols {
+				if g == nil {
+					sel = append(sel, s.d.QuoteIdent(groups[0].alias)+"."+c)
+				} else {
+					sel = append(sel, c)
+				}
+			}
+			for _, c := range all {
+				switch {
+				case g == nil:
+					sel = append(sel, s.d.QuoteIdent(owner[c])+"."+s.d.QuoteIdent(c))
+				case owner[c] == g.alias:
+					sel = append(sel, s.d.QuoteIdent(c))
+				default:
+					sel = append(sel, "NULL")
+				}
+			}
+			return "SELECT " + strings.Join(sel, ", ")
+		}
+		aliases := make([]string, len(groups))
+		for i, g := range groups {
+			aliases[i] = s.d.QuoteIdent(g.alias)
+		}
+		union := []string{branch(nil) + " FROM " + strings.Join(aliases, " CROSS JOIN ") + " WHERE 1 = 0"}
+		for _, g := range groups {
+			union = append(union, branch(g)+" FROM "+s.d.QuoteIdent(g.alias))
+		}
+		outer := append([]string{}, dcols...)
+		for _, c := range all {
+			outer = append(outer, "MAX("+s.d.QuoteIdent(c)+") AS "+s.d.QuoteIdent(c))
 		}
 		var fb strings.Builder
-		fb.WriteString("(" + strings.Join(union, " UNION ") + ") AS " + dimSrc)
-		for _, g := range groups {
-			ga := s.d.QuoteIdent(g.alias)
-			conds := make([]string, len(dims))
-			for i, c := range cols {
-				conds[i] = dimSrc + "." + c + " IS NOT DISTINCT FROM " + ga + "." + c
-			}
-			fb.WriteString(" LEFT JOIN " + ga + " ON " + strings.Join(conds, " AND "))
-		}
+		fb.WriteString("(SELECT " + strings.Join(outer, ", ") + " FROM (" + strings.Join(union, " UNION ALL ") + ") AS " + s.d.QuoteIdent("u"))
+		writeGroupBy(&fb, len(dims))
+		fb.WriteString(") AS " + dimSrc)
 		from = fb.String()
+		for key, col := range measureName {
+			measureCol[key] = dimSrc + "." + s.d.QuoteIdent(col)
+		}
 	}
 	var columns []Column
 	var visible []string

@@ -55,6 +55,9 @@ type Query struct {
 	Expected Result
 	// CheckSQL is plain SQL (DuckDB dialect) that yields Expected on the case data.
 	CheckSQL string
+	// CheckSQLPostgres is CheckSQL spelled for PostgreSQL, set only where
+	// CheckSQL does not run there; "" means CheckSQL runs as is.
+	CheckSQLPostgres string
 	// Tolerance is the relative tolerance for numbers (default 1e-8).
 	Tolerance float64
 	// Wrong lists plain-SQL renditions of typical wrong answers; a runner can
@@ -91,6 +94,7 @@ type fileQuery struct {
 	Ordered   bool    `yaml:"ordered"`
 	Expected  Result  `yaml:"expected"`
 	CheckSQL  string  `yaml:"check_sql"`
+	CheckPG   string  `yaml:"check_sql_postgres"`
 	Tolerance float64 `yaml:"tolerance"`
 	Wrong     []Wrong `yaml:"wrong"`
 }
@@ -171,7 +175,7 @@ func Load(dir string) (*Case, error) {
 		}
 		c.Queries = append(c.Queries, Query{
 			Name: q.Name, JSON: body, Ordered: q.Ordered, Expected: q.Expected,
-			CheckSQL: q.CheckSQL, Tolerance: tol, Wrong: q.Wrong,
+			CheckSQL: q.CheckSQL, CheckSQLPostgres: q.CheckPG, Tolerance: tol, Wrong: q.Wrong,
 		})
 	}
 	if len(c.Queries) == 0 {

@@ -1,0 +1,1 @@
+SELECT CAST(date_trunc('day', ordered_at AT TIME ZONE 'Asia/Tokyo') AS DATE), COUNT(order_id) FROM shop.orders WHERE ordered_at AT TIME ZONE 'Asia/Tokyo' >= DATE '2024-03-31' AND ordered_at AT TIME ZONE 'Asia/Tokyo' < DATE '2024-04-03' GROUP BY 1 ORDER BY 1
