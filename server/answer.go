@@ -142,9 +142,17 @@ func (s *Server) engineError(parent, qctx context.Context, err error) *Error {
 	} else {
 		s.cfg.Logger.Error("engine error", "error", err)
 	}
-	if errors.Is(err, engine.ErrUnavailable) {
+	switch {
+	case errors.Is(err, engine.ErrUnavailable):
 		e.Status = http.StatusServiceUnavailable
 		e.Title = "Engine unavailable"
+	case errors.Is(err, engine.ErrInvalidInput):
+		// A filter value of the wrong type for an undeclared datatype: the
+		// request is at fault. Declaring datatype in the model catches it
+		// in the planner with the filter's path instead.
+		e.Status = http.StatusBadRequest
+		e.Code = compiler.CodeBadFilter
+		e.Title = "Invalid filter value"
 	}
 	return e
 }

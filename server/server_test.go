@@ -414,6 +414,10 @@ func TestBadRequests(t *testing.T) {
 		resp, body := f.do(t, "POST", "/v1/models/shop/query", big)
 		wantProblem(t, resp, body, 413, compiler.CodeTooLarge)
 	})
+	t.Run("filter value of the wrong type for an undeclared datatype", func(t *testing.T) {
+		resp, body := f.do(t, "POST", "/v1/models/shop/query", `{"metrics":["revenue"],"filters":[{"field":"orders.amount","op":"gt","values":["abc"]}]}`)
+		wantProblem(t, resp, body, 400, compiler.CodeBadFilter)
+	})
 	t.Run("unknown model wins over body", func(t *testing.T) {
 		resp, body := f.do(t, "POST", "/v1/models/nope/query", `garbage`)
 		wantProblem(t, resp, body, 404, compiler.CodeUnknownModel)
