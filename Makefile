@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build demo fetch-flights test bench lint fuzz clean
+.PHONY: all help build demo fetch-flights kube-tools test bench lint fuzz clean
 
 all: build
 
@@ -24,9 +24,16 @@ fetch-flights: ## get the 3 M-row flights data (falls back to the committed samp
 demo: ## answer questions on the flights data (full 3 M rows when available)
 	@data=$$(scripts/fetch-flights.sh) && $(GO) run ./examples/flights/demo --data "$$data"
 
+kube-tools: ## build kube-apiserver, etcd, kubectl for the control-plane tests into bin/k8s/ (slow the first time)
+	@BIN=$(BIN) scripts/kube-tools.sh >/dev/null
+
+# The control-plane suites need a real kube-apiserver and etcd: they are built
+# from their Go modules once (about 12 minutes cold) and reused. PostgreSQL is
+# part of the machine, so its suites must run, never skip.
 test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
-	$(GO) test -timeout $(TEST_TIMEOUT) ./...
+	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 \
+		$(GO) test -timeout $(TEST_TIMEOUT) ./...
 
 bench: ## benchmarks with memory stats (run `make fetch-flights` first for the 3 M-row numbers)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...

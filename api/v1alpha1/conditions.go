@@ -1,0 +1,49 @@
+package v1alpha1
+
+// Condition types of SemanticModel.status.conditions. Each reconcile step
+// owns one; Ready summarises them (docs/operator.md has the full table).
+const (
+	// ConditionValidated: the spec parses and passes every model rule.
+	ConditionValidated = "Validated"
+	// ConditionCompiled: the spec compiled to a bundle (attemptedVersion).
+	ConditionCompiled = "Compiled"
+	// ConditionDriftDetected: True when the engine lacks a table or column
+	// the model needs; Unknown when the engine could not be asked.
+	ConditionDriftDetected = "DriftDetected"
+	// ConditionPublished: the published ConfigMap holds the current spec's
+	// bundle.
+	ConditionPublished = "Published"
+	// ConditionViewsReady: the governed views of the spec exist.
+	ConditionViewsReady = "ViewsReady"
+	// ConditionReady: the current spec is published, bound and its views
+	// exist.
+	ConditionReady = "Ready"
+)
+
+// Condition reasons.
+const (
+	ReasonValid            = "Valid"
+	ReasonValidationFailed = "ValidationFailed"
+	ReasonCompiled         = "Compiled"
+	ReasonCompileFailed    = "CompileFailed"
+	// ReasonBlocked: the step did not run for the current spec because an
+	// earlier step failed; the message names it.
+	ReasonBlocked           = "Blocked"
+	ReasonNoDrift           = "NoDrift"
+	ReasonDrift             = "Drift"
+	ReasonEngineUnavailable = "EngineUnavailable"
+	ReasonPublished         = "Published"
+	ReasonArtifactTooLarge  = "ArtifactTooLarge"
+	ReasonNameConflict      = "NameConflict"
+	ReasonPublishFailed     = "PublishFailed"
+	ReasonNoViews           = "NoViews"
+	ReasonViewsNotSupported = "ViewsNotSupported"
+	ReasonReady             = "Ready"
+	// ReasonLastGoodServing: the current spec is not published, and an
+	// older published version keeps serving.
+	ReasonLastGoodServing = "LastGoodServing"
+	// ReasonNotPublished: the current spec is not published and nothing
+	// older is either.
+	ReasonNotPublished  = "NotPublished"
+	ReasonViewsNotReady = "ViewsNotReady"
+)

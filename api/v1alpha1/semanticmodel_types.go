@@ -1,0 +1,213 @@
+package v1alpha1
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SemanticModelSpec is an Ossie document (`version`, `semantic_model[]`,
+// written inline as in an Ossie YAML file) plus the governed views to
+// create and the governance rules. The document part is converted to JSON
+// {version, semantic_model} and read by the same compiler as `ossiectl
+// validate`.
+type SemanticModelSpec struct {
+	// Version is the Ossie document version the model is written in, one
+	// of those `ossiectl version` lists (e.g. "0.2.0.dev0").
+	// +required
+	Version string `json:"version"`
+	// SemanticModel lists the models of the document; each becomes one
+	// artifact of the published bundle.
+	// +required
+	SemanticModel []Model `json:"semantic_model"`
+	// Views are governed views the operator creates in the engine's view
+	// schema, each planned from a metric query under a role.
+	// +optional
+	Views []View `json:"views,omitzero"`
+	// Governance holds the roles views and queries are planned under.
+	// +optional
+	Governance *Governance `json:"governance,omitempty"`
+}
+
+// View is one governed view: a metric query planned under a role and
+// created as `CREATE OR REPLACE VIEW <view schema>.<name>`.
+type View struct {
+	// Name of the view inside the configured view schema.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+	// Role the query is planned under; it must be a governance role.
+	// +optional
+	Role string `json:"role,omitempty"`
+	// Query is a metric query in the semantic server's query shape.
+	// +required
+	Query ViewQuery `json:"query"`
+}
+
+// ViewQuery is the JSON query body of the semantic server (package
+// compiler/plan, Query), restricted to what a view can hold.
+type ViewQuery struct {
+	// +required
+	Metrics []string `json:"metrics"`
+	// +optional
+	Dimensions []ViewDimension `json:"dimensions,omitzero"`
+	// +optional
+	Filters []ViewFilter `json:"filters,omitzero"`
+	// Timezone is an IANA zone name; empty means UTC.
+	// +optional
+	Timezone string `json:"timezone,omitempty"`
+}
+
+// ViewDimension is a group-by member `dataset.field`, optionally truncated
+// to a time grain (hour, day, week, month, quarter, year).
+type ViewDimension struct {
+	// +required
+	Field string `json:"field"`
+	// +optional
+	Grain string `json:"grain,omitempty"`
+	// +optional
+	WeekStart string `json:"week_start,omitempty"`
+}
+
+// ViewFilter restricts rows: exactly one of Field (before aggregation) or
+// Metric (after) with an operator and JSON scalar values.
+type ViewFilter struct {
+	// +optional
+	Field string `json:"field,omitempty"`
+	// +optional
+	Metric string `json:"metric,omitempty"`
+	// +optional
+	Grain string `json:"grain,omitempty"`
+	// +required
+	Op string `json:"op"`
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Values []apiextensionsv1.JSON `json:"values,omitzero"`
+}
+
+// Governance holds access rules. It starts with role names and grows with
+// the governance work (row filters, column masks per role).
+type Governance struct {
+	// +optional
+	Roles []Role `json:"roles,omitzero"`
+}
+
+// Role is a named audience queries and views are planned for.
+type Role struct {
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// +optional
+	Description string `json:"description,omitempty"`
+}
+
+// SemanticModelStatus is what the operator observed on its last pass.
+type SemanticModelStatus struct {
+	// ObservedGeneration is the metadata.generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Validated, Compiled, DriftDetected, Published, ViewsReady
+	// and Ready (the summary); reasons are listed in docs/operator.md.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// PublishedVersion is the bundle version held by the published
+	// ConfigMap, i.e. the version the semantic server serves. It changes
+	// only when the operator publishes.
+	// +optional
+	PublishedVersion string `json:"publishedVersion,omitempty"`
+	// AttemptedVersion is the bundle version compiled from the current
+	// spec; empty when the spec does not compile.
+	// +optional
+	AttemptedVersion string `json:"attemptedVersion,omitempty"`
+	// Bindings tell, per dataset, which physical object the engine resolved
+	// and which columns the model needs but the engine lacks.
+	// +optional
+	Bindings []Binding `json:"bindings,omitempty"`
+	// Views lists the views the operator created.
+	// +optional
+	Views []ViewStatus `json:"views,omitempty"`
+	// Problems found by validation (errors and warnings), at most 100; the
+	// Validated condition gives the total.
+	// +optional
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Binding is one dataset bound to the engine.
+type Binding struct {
+	// +required
+	Dataset string `json:"dataset"`
+	// Model is the semantic_model entry holding the dataset (one document
+	// may hold several models).
+	// +optional
+	Model string `json:"model,omitempty"`
+	// Table is the physical source: the dotted table path, the data file or
+	// "(query)".
+	// +optional
+	Table string `json:"table,omitempty"`
+	// Columns is the number of columns the engine reports for the source.
+	// +optional
+	Columns int32 `json:"columns,omitempty"`
+	// Missing names the table or the columns the model needs that the
+	// engine does not have (drift).
+	// +optional
+	Missing []string `json:"missing,omitempty"`
+}
+
+// ViewStatus is a view the operator created.
+type ViewStatus struct {
+	// +required
+	Name string `json:"name"`
+	// Relation is the quoted, schema-qualified view name.
+	// +optional
+	Relation string `json:"relation,omitempty"`
+}
+
+// Problem is one finding of the compiler (compiler.Problem): a stable code
+// (docs/problems.md), a severity, a path into the document and a message.
+type Problem struct {
+	// +required
+	Code string `json:"code"`
+	// +required
+	Severity string `json:"severity"`
+	// +optional
+	Path string `json:"path,omitempty"`
+	// +required
+	Message string `json:"message"`
+}
+
+// SemanticModel is an Ossie semantic model the operator validates,
+// compiles, binds to the engine and publishes as a ConfigMap that the
+// semantic server serves.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=sm,categories=ossie
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.publishedVersion`
+// +kubebuilder:printcolumn:name="Drift",type=string,JSONPath=`.status.conditions[?(@.type=="DriftDetected")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type SemanticModel struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec SemanticModelSpec `json:"spec"`
+	// +optional
+	Status SemanticModelStatus `json:"status,omitempty"`
+}
+
+// SemanticModelList is a list of SemanticModels.
+//
+// +kubebuilder:object:root=true
+type SemanticModelList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []SemanticModel `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&SemanticModel{}, &SemanticModelList{})
+}

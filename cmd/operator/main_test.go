@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/operator"
+)
+
+func TestFlags(t *testing.T) {
+	c, err := parseFlags([]string{"--namespaces", " a, b ,", "--default-schema", "public", "--resync", "1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.namespaceList(), "|"); got != "a|b" {
+		t.Errorf("namespaces %q", got)
+	}
+	if c.engine != "duckdb" || c.leaderElectionID != operator.DefaultLeaderElectionID || c.opts.MaxArtifactBytes != 900<<10 ||
+		c.resync != time.Minute || c.opts.Compile.DefaultSchema != "public" {
+		t.Errorf("defaults: %+v", c)
+	}
+	for _, bad := range [][]string{
+		{"--engine", "oracle"},
+		{"--engine", "postgres"},
+		{"--dsn-env", "A", "--dsn-file", "b"},
+		{"--dsn", "postgres://u:p@h/db"}, // no flag takes a DSN with its password
+		{"extra"},
+	} {
+		if _, err := parseFlags(bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func TestOpenDuckDBFromFile(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "x.duckdb")
+	dsnFile := filepath.Join(dir, "dsn")
+	if err := os.WriteFile(dsnFile, []byte(db+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := parseFlags([]string{"--dsn-file", dsnFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := openEngine(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, ok := eng.(*duckdb.Engine); !ok {
+		t.Fatalf("engine %T", eng)
+	}
+	if err := eng.Exec(context.Background(), "CREATE TABLE t (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Errorf("the DSN file's path was not used: %v", err)
+	}
+}
