@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
@@ -91,11 +92,13 @@ func (s *Server) plan(m *model, q *plan.Query) (*plan.Plan, error) {
 // 504 OSS5002 timeout (499 when ctx was cancelled by the caller);
 // 503 OSS5001 engine unavailable; 502 OSS5001 any other engine failure,
 // with the engine's client-safe message.
-func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (*Response, error) {
+func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (_ *Response, err error) {
 	m, perr := s.lookup(model)
 	if perr != nil {
 		return nil, perr
 	}
+	start := time.Now()
+	defer func() { s.metrics.observeQuery(m.art.Name, time.Since(start), err) }()
 	p, err := s.plan(m, q)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -12,9 +13,10 @@ import (
 )
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
-	out := make([]ModelSummary, len(s.names))
-	for i, n := range s.names {
-		out[i] = s.models[n].summary
+	c := s.store.snapshot()
+	out := make([]ModelSummary, len(c.names))
+	for i, n := range c.names {
+		out[i] = c.models[n].summary
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"models": out})
 }
@@ -51,12 +53,18 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, perr)
 		return
 	}
-	p, err := s.Plan(r.Context(), name, q)
+	// One lookup for the plan and the version reported with it: a version
+	// swapped in meanwhile must not be paired with this plan.
+	m, perr := s.lookup(name)
+	if perr != nil {
+		writeProblem(w, r, perr)
+		return
+	}
+	p, err := s.plan(m, q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	m := s.models[name]
 	writeJSON(w, http.StatusOK, PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: p.SQL, Columns: planColumns(p.Columns)})
 }
 
@@ -97,24 +105,50 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
-	if err := s.Ready(r.Context()); err != nil {
-		if !errors.Is(err, context.Canceled) {
-			s.cfg.Logger.Warn("not ready", "error", err)
-		}
-		// The engine message may carry details meant for operators only.
-		writeProblem(w, r, &Error{Status: http.StatusServiceUnavailable, Title: "Not ready", Detail: readyDetail(s)})
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "models": len(s.names)})
+// readyDoc is the /readyz body: ready or not, and every model name with
+// the version and source serving it and the last load error of that
+// source. When ready it also carries "status": "ready"; when not, it is a
+// problem document (status 503) with these members added.
+type readyDoc struct {
+	Ready  bool                   `json:"ready"`
+	Models map[string]ModelStatus `json:"models"`
 }
 
-func readyDetail(s *Server) string {
-	switch {
-	case len(s.models) == 0:
-		return "no models loaded"
-	case s.cfg.Engine == nil:
-		return "no engine configured"
+// Reasons for not being ready; safe to show (the engine's own error may
+// carry connection details and is only logged).
+var (
+	errNotSynced = errors.New("the ConfigMap cache has not synced yet")
+	errNoModels  = errors.New("no models loaded")
+	errNoEngine  = errors.New("no engine configured")
+)
+
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	models := s.store.Status()
+	err := s.Ready(r.Context())
+	if err == nil {
+		writeJSON(w, http.StatusOK, struct {
+			Status string `json:"status"`
+			readyDoc
+		}{"ready", readyDoc{Ready: true, Models: models}})
+		return
 	}
-	return "the engine does not answer"
+	if !errors.Is(err, context.Canceled) {
+		s.cfg.Logger.Warn("not ready", "error", err)
+	}
+	detail := "the engine does not answer"
+	for _, safe := range []error{errNotSynced, errNoModels, errNoEngine} {
+		if errors.Is(err, safe) {
+			detail = safe.Error()
+		}
+	}
+	doc := struct {
+		problemDoc
+		readyDoc
+	}{problemDoc{Type: "about:blank", Title: "Not ready", Status: http.StatusServiceUnavailable, Detail: detail, Instance: r.URL.Path},
+		readyDoc{Models: models}}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Retry-After", "5")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_ = json.NewEncoder(w).Encode(doc)
 }

@@ -4,8 +4,9 @@
 // names, types, the model version and a truncation flag. Errors are RFC 9457
 // problem documents carrying the compiler's stable OSSnnnn codes.
 //
-// This is local mode: models come from files compiled at start
-// (LoadModelFiles). Roles (bearer tokens mapped to roles, DESIGN.md section
+// Models come from files compiled at start (local mode, LoadModelFiles) or
+// from published ConfigMaps watched while serving (Kubernetes mode,
+// WatchConfigMaps), held in a Store that swaps versions atomically. Roles (bearer tokens mapped to roles, DESIGN.md section
 // 6) are a later slice; the role will travel in the request context into
 // Answer and Plan, never in the query body.
 package server
@@ -16,12 +17,14 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"sort"
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Defaults applied by New to zero Config values.
@@ -46,14 +49,26 @@ type Config struct {
 	QueryTimeout time.Duration
 	// Logger receives one line per request; nil discards.
 	Logger *slog.Logger
+	// Store, when set, is where models come from instead of Models
+	// (Kubernetes mode: a ConfigMapWatcher fills it, and models may come
+	// and go while serving). Models must then be empty. A store-backed
+	// server is ready without models: they may arrive later.
+	Store *Store
+	// Synced, when set, gates /readyz until it returns true (Kubernetes
+	// mode: the ConfigMap cache has synced).
+	Synced func() bool
+	// Registry is what /metrics serves; New registers the server's
+	// collectors on it. Nil: a new registry with the Go and process
+	// collectors.
+	Registry *prometheus.Registry
 }
 
-// Server answers metric queries for a fixed set of models. Safe for
+// Server answers metric queries for the models of its Store. Safe for
 // concurrent use.
 type Server struct {
-	cfg    Config
-	models map[string]*model
-	names  []string // sorted model names
+	cfg     Config
+	store   *Store
+	metrics *httpMetrics
 }
 
 // model is one loaded artifact plus what every request would otherwise
@@ -66,7 +81,9 @@ type model struct {
 }
 
 // New checks cfg and prepares one planner per model. Two models with the
-// same name, a nil model or a planner that refuses an artifact is an error.
+// same name, a nil model, a planner that refuses an artifact, Models given
+// together with Store, or collectors already registered on cfg.Registry
+// is an error.
 func New(cfg Config) (*Server, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -80,50 +97,54 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, models: make(map[string]*model, len(cfg.Models))}
-	for i, a := range cfg.Models {
-		if a == nil {
-			return nil, fmt.Errorf("server: model %d is nil", i)
-		}
-		if _, dup := s.models[a.Name]; dup {
-			return nil, fmt.Errorf("server: two models are named %q", a.Name)
-		}
-		p, err := plan.New(a)
+	store := cfg.Store
+	if store == nil {
+		ms, err := buildModels(cfg.Models)
 		if err != nil {
-			return nil, fmt.Errorf("server: model %q: %w", a.Name, err)
+			return nil, fmt.Errorf("server: %w", err)
 		}
-		s.models[a.Name] = &model{art: a, planner: p, detail: describeModel(a), summary: summarize(a)}
-		s.names = append(s.names, a.Name)
+		store = NewStore(cfg.Logger)
+		store.put(Source{Key: "files"}, compiler.BundleVersion(cfg.Models), ms)
+	} else if len(cfg.Models) > 0 {
+		return nil, fmt.Errorf("server: Models and Store are exclusive")
 	}
-	sort.Strings(s.names)
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+		cfg.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	s := &Server{cfg: cfg, store: store, metrics: newHTTPMetrics()}
+	if err := registerMetrics(cfg.Registry, s.metrics, store); err != nil {
+		return nil, fmt.Errorf("server: metrics: %w", err)
+	}
 	return s, nil
 }
 
-// Models returns the loaded artifacts sorted by name.
+// Models returns the served artifacts sorted by name.
 func (s *Server) Models() []*compiler.Artifact {
-	out := make([]*compiler.Artifact, len(s.names))
-	for i, n := range s.names {
-		out[i] = s.models[n].art
-	}
-	return out
+	return s.store.Models()
 }
 
 func (s *Server) lookup(name string) (*model, *Error) {
-	m, ok := s.models[name]
+	c := s.store.snapshot()
+	m, ok := c.models[name]
 	if !ok {
-		return nil, unknownModel(name, s.names)
+		return nil, unknownModel(name, c.names)
 	}
 	return m, nil
 }
 
-// Ready reports nil when at least one model is loaded and the engine
+// Ready reports nil when the model source is ready (local mode: at least
+// one model loaded; Kubernetes mode: the Synced gate passes) and the engine
 // answers a trivial query within 5 seconds.
 func (s *Server) Ready(ctx context.Context) error {
-	if len(s.models) == 0 {
-		return fmt.Errorf("no models loaded")
+	if s.cfg.Synced != nil && !s.cfg.Synced() {
+		return errNotSynced
+	}
+	if s.cfg.Store == nil && len(s.store.snapshot().names) == 0 {
+		return errNoModels
 	}
 	if s.cfg.Engine == nil {
-		return fmt.Errorf("no engine configured")
+		return errNoEngine
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -139,7 +160,7 @@ func (s *Server) Ready(ctx context.Context) error {
 //	GET  /v1/models/{model}          datasets, dimensions, metrics, ai_context
 //	POST /v1/models/{model}/query    plan + run: rows, columns, version, truncated
 //	POST /v1/models/{model}/sql      plan only: SQL and columns
-//	GET  /healthz, /readyz, /openapi.json
+//	GET  /healthz, /readyz, /openapi.json, /metrics (Prometheus)
 //
 // Unknown paths are 404 and wrong methods 405, both as problem documents.
 func (s *Server) Handler() http.Handler {
@@ -159,6 +180,7 @@ func (s *Server) Handler() http.Handler {
 	route(http.MethodGet, "/healthz", s.handleHealth)
 	route(http.MethodGet, "/readyz", s.handleReady)
 	route(http.MethodGet, "/openapi.json", handleOpenAPI)
+	route(http.MethodGet, "/metrics", promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{}).ServeHTTP)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, &Error{Status: http.StatusNotFound, Detail: "no such endpoint; see /openapi.json"})
 	})
@@ -201,6 +223,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					writeProblem(sw, r, &Error{Status: http.StatusInternalServerError, Detail: "internal error"})
 				}
 			}
+			s.metrics.observe(r, sw.status)
 			s.cfg.Logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 		}()
 		next.ServeHTTP(sw, r)

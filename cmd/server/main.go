@@ -1,8 +1,16 @@
-// Command server serves the Ossie semantic HTTP API in local mode: it
-// compiles model files at start, opens a DuckDB database and answers
-// metric queries until SIGTERM or SIGINT, then drains in-flight requests.
+// Command server serves the Ossie semantic HTTP API until SIGTERM or
+// SIGINT, then drains in-flight requests. Models come from one of:
+//
+// Local mode: model files compiled at start.
 //
 //	server --models examples/flights/flights.yaml --duckdb flights.duckdb --addr :8080
+//
+// Kubernetes mode: the artifact ConfigMaps the operator publishes, watched
+// and hot-swapped while serving (a refused new version leaves the last good
+// one serving). The API server connection is --kubeconfig, else in-cluster,
+// else $KUBECONFIG or ~/.kube/config.
+//
+//	server --kube --namespaces team-a,team-b --duckdb /data/warehouse.duckdb
 package main
 
 import (
@@ -14,6 +22,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/duckdb"
@@ -35,34 +45,58 @@ func (l *listFlag) Set(v string) error {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	code := run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
-func run(args []string) int {
+// run parses args and serves until ctx is done. Exit codes: 0 clean stop,
+// 1 start-up or serving failure, 2 bad usage.
+func run(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
-	var models listFlag
-	fs.Var(&models, "models", "model files (repeatable or comma-separated)")
+	var models, namespaces listFlag
+	fs.Var(&models, "models", "local mode: model files (repeatable or comma-separated)")
+	kube := fs.Bool("kube", false, "Kubernetes mode: serve the artifact ConfigMaps published by the operator")
+	fs.Var(&namespaces, "namespaces", "Kubernetes mode: namespaces to watch (repeatable or comma-separated; default all)")
+	kubeconfig := fs.String("kubeconfig", "", "Kubernetes mode: kubeconfig file (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
+	maxArtifact := fs.Int64("max-artifact-bytes", 64<<20, "Kubernetes mode: limit of one artifact bundle, uncompressed, in bytes")
 	dbPath := fs.String("duckdb", "", "DuckDB database file (default: in-memory)")
 	addr := fs.String("addr", ":8080", "listen address")
 	maxRows := fs.Int("max-rows", server.DefaultMaxRows, "row cap per answer")
 	timeout := fs.Duration("query-timeout", server.DefaultQueryTimeout, "time limit per query")
 	maxBody := fs.Int64("max-body-bytes", server.DefaultMaxBodyBytes, "request body limit in bytes")
-	catalog := fs.String("default-catalog", "", "catalog prepended to table sources that name none")
-	schema := fs.String("default-schema", "", "schema prepended to table sources that name none")
+	catalog := fs.String("default-catalog", "", "local mode: catalog prepended to table sources that name none")
+	schema := fs.String("default-schema", "", "local mode: schema prepended to table sources that name none")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if len(models) == 0 || fs.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "server: --models FILE is required and no positional arguments are taken")
+	var usage string
+	switch {
+	case fs.NArg() > 0:
+		usage = "no positional arguments are taken"
+	case *kube && len(models) > 0:
+		usage = "--models (local mode) and --kube (Kubernetes mode) are exclusive"
+	case !*kube && len(models) == 0:
+		usage = "--models FILE (local mode) or --kube (Kubernetes mode) is required"
+	case !*kube && (len(namespaces) > 0 || *kubeconfig != ""):
+		usage = "--namespaces and --kubeconfig need --kube"
+	}
+	if usage != "" {
+		fmt.Fprintln(os.Stderr, "server: "+usage)
 		fs.Usage()
 		return 2
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 
-	arts, err := server.LoadModelFiles(models, compiler.CompileOptions{DefaultCatalog: *catalog, DefaultSchema: *schema})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	cfg := server.Config{MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log}
+	if !*kube {
+		arts, err := server.LoadModelFiles(models, compiler.CompileOptions{DefaultCatalog: *catalog, DefaultSchema: *schema})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		cfg.Models = arts
 	}
 	eng, err := duckdb.Open(*dbPath)
 	if err != nil {
@@ -70,13 +104,38 @@ func run(args []string) int {
 		return 1
 	}
 	defer eng.Close()
-	srv, err := server.New(server.Config{Engine: eng, Models: arts, MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log})
+	cfg.Engine = eng
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if *kube {
+		restCfg, err := server.KubeRESTConfig(*kubeconfig)
+		if err != nil {
+			log.Error("cannot configure the Kubernetes client", "error", err)
+			return 1
+		}
+		cs, err := kubernetes.NewForConfig(restCfg)
+		if err != nil {
+			log.Error("cannot create the Kubernetes client", "error", err)
+			return 1
+		}
+		cfg.Store = server.NewStore(log)
+		w, err := server.WatchConfigMaps(ctx, cs, cfg.Store, server.KubeOptions{Namespaces: namespaces, MaxBundleBytes: *maxArtifact, Logger: log})
+		if err != nil {
+			log.Error("cannot watch ConfigMaps", "error", err)
+			return 1
+		}
+		// Informers stop with ctx; wait for them after serving ends.
+		defer w.Wait()
+		defer cancel()
+		cfg.Synced = w.Synced
+		log.Info("watching artifact ConfigMaps", "namespaces", namespaces.String(), "host", restCfg.Host)
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
 	if err := server.ListenAndServe(ctx, *addr, srv.Handler(), log); err != nil {
 		log.Error("server stopped", "error", err)
 		return 1

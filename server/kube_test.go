@@ -1,0 +1,340 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/ossie-dev/ossie/api/v1alpha1"
+	"github.com/ossie-dev/ossie/compiler"
+)
+
+// startAPIServer runs a real kube-apiserver and etcd (envtest) built by
+// scripts/kube-tools.sh, which builds them on a fresh machine and is
+// instant afterwards. It returns a kubeconfig file for the cluster.
+func startAPIServer(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs kube-apiserver and etcd; skipped in -short mode")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "scripts/kube-tools.sh")
+	cmd.Dir = root
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("scripts/kube-tools.sh: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	env := &envtest.Environment{BinaryAssetsDirectory: lines[len(lines)-1]}
+	if _, err := env.Start(); err != nil {
+		t.Fatalf("envtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Errorf("envtest stop: %v", err)
+		}
+	})
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, env.KubeConfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// artifactConfigMap is a ConfigMap as the operator publishes it.
+func artifactConfigMap(ns, name, model string, data []byte) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{
+			v1alpha1.LabelManagedBy: v1alpha1.ManagedByOperator, v1alpha1.LabelArtifact: "true", v1alpha1.LabelModel: v1alpha1.LabelValue(model)}},
+		BinaryData: map[string][]byte{v1alpha1.ArtifactKey: data},
+	}
+}
+
+func encodeBundle(t *testing.T, arts []*compiler.Artifact) []byte {
+	t.Helper()
+	b, err := compiler.EncodeBundle(compiler.NewBundle(arts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// eventually polls cond every 50 ms for up to 30 s; cond returns whether
+// it holds and what it saw, shown on failure.
+func eventually(t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ok, saw := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not reached within 30s; last seen: %s", what, saw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+type kubeFixture struct {
+	t  *testing.T
+	ts *httptest.Server
+}
+
+func (f *kubeFixture) get(path string) (int, string) {
+	resp, err := http.Get(f.ts.URL + path)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// revenue asks the shop model for revenue: status, version and value.
+func (f *kubeFixture) revenue() (int, string, string) {
+	resp, err := http.Post(f.ts.URL+"/v1/models/shop/query", "application/json", strings.NewReader(`{"metrics":["revenue"]}`))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var r struct {
+		ModelVersion string  `json:"model_version"`
+		Rows         [][]any `json:"rows"`
+		Code         string  `json:"code"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		f.t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, r.Code, string(body)
+	}
+	return resp.StatusCode, r.ModelVersion, fmt.Sprint(r.Rows[0][0])
+}
+
+func (f *kubeFixture) ready() (int, map[string]ModelStatus, string) {
+	code, body := f.get("/readyz")
+	var doc struct {
+		Ready  bool                   `json:"ready"`
+		Models map[string]ModelStatus `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil {
+		f.t.Fatalf("readyz %d %s", code, body)
+	}
+	if doc.Ready != (code == http.StatusOK) {
+		f.t.Fatalf("readyz %d says ready=%v", code, doc.Ready)
+	}
+	return code, doc.Models, body
+}
+
+// TestKubernetesMode drives the server through published ConfigMaps on a
+// real API server: load, hot swap, corrupt and unknown-format updates that
+// keep the last good version, name conflicts, namespace scoping, delete.
+func TestKubernetesMode(t *testing.T) {
+	kubeconfig := startAPIServer(t)
+	restCfg, err := KubeRESTConfig(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, ns := range []string{"team-a", "team-b"} {
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cms := func(ns string) interface {
+		Create(context.Context, *corev1.ConfigMap, metav1.CreateOptions) (*corev1.ConfigMap, error)
+		Update(context.Context, *corev1.ConfigMap, metav1.UpdateOptions) (*corev1.ConfigMap, error)
+		Delete(context.Context, string, metav1.DeleteOptions) error
+	} {
+		return cs.CoreV1().ConfigMaps(ns)
+	}
+
+	// An unlabelled ConfigMap with a valid bundle is never loaded.
+	v1, v2 := shopVersion(t, nil), shopVersion(t, doubledRevenue)
+	stray := artifactConfigMap("team-a", "stray", "shop", encodeBundle(t, v2))
+	stray.Labels = nil
+	if _, err := cms("team-a").Create(ctx, stray, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	store := NewStore(nil)
+	w, err := WatchConfigMaps(ctx, cs, store, KubeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second server scoped to team-b only.
+	storeB := NewStore(nil)
+	wB, err := WatchConfigMaps(ctx, cs, storeB, KubeOptions{Namespaces: []string{"team-b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stop both watchers before the API server stops.
+	defer func() { cancel(); w.Wait(); wB.Wait() }()
+
+	srv, err := New(Config{Engine: shopEngine(t), Store: store, Synced: w.Synced})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &kubeFixture{t: t, ts: httptest.NewServer(srv.Handler())}
+	defer f.ts.Close()
+
+	eventually(t, "ready once the cache has synced", func() (bool, string) {
+		code, _, body := f.ready()
+		return code == http.StatusOK, body
+	})
+	if code, c, _ := f.revenue(); code != http.StatusNotFound || c != compiler.CodeUnknownModel {
+		t.Fatalf("before publication: %d %s", code, c)
+	}
+
+	// Publish v1.
+	cm, err := cms("team-a").Create(ctx, artifactConfigMap("team-a", "ossie-shop", "shop", encodeBundle(t, v1)), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rev1 string
+	eventually(t, "v1 served", func() (bool, string) {
+		code, version, val := f.revenue()
+		rev1 = val
+		return code == 200 && version == v1[0].Version, fmt.Sprint(code, version, val)
+	})
+	if rev1 != "144.5" {
+		t.Errorf("v1 revenue %s, want 144.5", rev1)
+	}
+
+	// Hot swap to v2.
+	cm.BinaryData[v1alpha1.ArtifactKey] = encodeBundle(t, v2)
+	if cm, err = cms("team-a").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "v2 served", func() (bool, string) {
+		code, version, val := f.revenue()
+		return code == 200 && version == v2[0].Version && val == "289", fmt.Sprint(code, version, val)
+	})
+
+	// Corrupt data: v2 keeps serving, /readyz and /metrics say why.
+	cm.BinaryData[v1alpha1.ArtifactKey] = []byte("\x1f\x8bnot really gzip")
+	if cm, err = cms("team-a").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "corrupt artifact reported", func() (bool, string) {
+		code, models, body := f.ready()
+		st := models["shop"]
+		return code == 200 && st.Version == v2[0].Version && st.Source == "configmap team-a/ossie-shop" &&
+			strings.Contains(st.Error, "artifact bundle"), body
+	})
+	if code, version, val := f.revenue(); code != 200 || version != v2[0].Version || val != "289" {
+		t.Errorf("after a corrupt update: %d %s %s", code, version, val)
+	}
+	if _, m := f.get("/metrics"); !strings.Contains(m, `ossie_server_artifact_load_errors_total{reason="decode"} 1`) ||
+		!strings.Contains(m, `ossie_server_model_load_error{model="shop",source="configmap team-a/ossie-shop"} 1`) {
+		t.Errorf("metrics do not count the refused artifact:\n%s", grepLines(m, "ossie_server_"))
+	}
+
+	// An artifact format from another release: refused the same way.
+	future := compiler.NewBundle(v1)
+	future.Format = "ossie.dev/artifact/v99"
+	data, err := compiler.EncodeBundle(future)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.BinaryData[v1alpha1.ArtifactKey] = data
+	if cm, err = cms("team-a").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "unknown format reported", func() (bool, string) {
+		_, models, body := f.ready()
+		return strings.Contains(models["shop"].Error, "v99"), body
+	})
+	if code, version, _ := f.revenue(); code != 200 || version != v2[0].Version {
+		t.Errorf("after an unknown format: %d %s", code, version)
+	}
+
+	// A good version clears the error.
+	cm.BinaryData[v1alpha1.ArtifactKey] = encodeBundle(t, v1)
+	if _, err = cms("team-a").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "v1 served again, error cleared", func() (bool, string) {
+		_, models, body := f.ready()
+		st := models["shop"]
+		return st.Version == v1[0].Version && st.Error == "", body
+	})
+
+	// A newer ConfigMap in another namespace providing the same model
+	// wins; creation timestamps have one-second resolution.
+	time.Sleep(1100 * time.Millisecond)
+	if _, err := cms("team-b").Create(ctx, artifactConfigMap("team-b", "ossie-shop", "shop", encodeBundle(t, v2)), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the newer ConfigMap serves", func() (bool, string) {
+		_, models, body := f.ready()
+		st := models["shop"]
+		return st.Source == "configmap team-b/ossie-shop" && st.Version == v2[0].Version, body
+	})
+	eventually(t, "the team-b server sees only team-b", func() (bool, string) {
+		st := storeB.Status()
+		return len(st) == 1 && st["shop"].Source == "configmap team-b/ossie-shop", fmt.Sprint(st)
+	})
+	if err := cms("team-b").Delete(ctx, "ossie-shop", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the older ConfigMap serves again", func() (bool, string) {
+		code, version, val := f.revenue()
+		return code == 200 && version == v1[0].Version, fmt.Sprint(code, version, val)
+	})
+	eventually(t, "the team-b server drops the model", func() (bool, string) {
+		return len(storeB.Status()) == 0, fmt.Sprint(storeB.Status())
+	})
+
+	// Delete: the model is gone.
+	if err := cms("team-a").Delete(ctx, "ossie-shop", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "deleted model no longer served", func() (bool, string) {
+		code, c, body := f.revenue()
+		return code == http.StatusNotFound && c == compiler.CodeUnknownModel, body
+	})
+	code, models, body := f.ready()
+	if code != 200 || len(models) != 0 {
+		t.Errorf("readyz after delete: %s", body)
+	}
+	if _, m := f.get("/metrics"); !strings.Contains(m, "ossie_server_models_loaded 0") {
+		t.Errorf("models_loaded after delete:\n%s", grepLines(m, "ossie_server_models"))
+	}
+}
+
+func grepLines(s, substr string) string {
+	var out bytes.Buffer
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, substr) {
+			out.WriteString(l + "\n")
+		}
+	}
+	return out.String()
+}

@@ -1,0 +1,270 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Source identifies where a set of models comes from: one published
+// ConfigMap in Kubernetes mode, or the model files of local mode.
+type Source struct {
+	// Key is unique per source and shown in /readyz, e.g.
+	// "configmap team-a/ossie-shop" or "files".
+	Key string
+	// UID tells a deleted and re-created ConfigMap of the same name apart;
+	// empty for files.
+	UID string
+	// Created orders sources that provide the same model name: the newer
+	// one serves it (issue 3 ConfigMap contract).
+	Created time.Time
+	// Model is the model name the source announces (the ossie.dev/model
+	// label). It names the /readyz entry of a source whose first version
+	// failed to load, before any of its artifacts could be read.
+	Model string
+}
+
+// ModelStatus is one entry of the /readyz "models" object: the version and
+// source of the artifact being served, and the last load error of that
+// source (a newer version that was refused while this one keeps serving).
+// Version is empty when nothing good was ever loaded under that name.
+type ModelStatus struct {
+	Version string `json:"version,omitempty"`
+	Source  string `json:"source"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Reasons counted by the artifact load error metric.
+const (
+	LoadErrorDecode  = "decode"  // missing data, bad gzip/JSON, unknown format or version mismatch
+	LoadErrorPlanner = "planner" // the artifact decodes but the planner refuses it
+)
+
+// Store is the set of models a Server answers for, swappable while queries
+// run. Readers take one immutable catalog through an atomic pointer, so a
+// request that has looked up a model keeps that model and its planner for
+// its whole life even if a new version is swapped in meanwhile; writers
+// are serialised and build every planner before the single pointer swap.
+// Each source keeps its last good set of models: a refused update leaves
+// them serving. Safe for concurrent use.
+type Store struct {
+	cur atomic.Pointer[catalog]
+
+	mu      sync.Mutex // serialises writers; guards sources
+	sources map[string]*sourceState
+	log     *slog.Logger
+
+	loadErrors *prometheus.CounterVec
+}
+
+// sourceState is the last good content of one source plus its last error.
+type sourceState struct {
+	src     Source
+	version string   // bundle version of models
+	models  []*model // last good set, sorted by name
+	err     string   // last refused update, cleared by the next good one
+}
+
+// catalog is one immutable generation of the store.
+type catalog struct {
+	models    map[string]*model
+	names     []string // sorted
+	status    map[string]ModelStatus
+	conflicts map[string]string // model name → losing source keys, for change detection
+}
+
+var emptyCatalog = &catalog{models: map[string]*model{}, status: map[string]ModelStatus{}, conflicts: map[string]string{}}
+
+// NewStore returns an empty store; log (nil discards) receives load
+// warnings and name conflicts.
+func NewStore(log *slog.Logger) *Store {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Store{
+		sources: map[string]*sourceState{},
+		log:     log,
+		loadErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ossie_server_artifact_load_errors_total",
+			Help: "Published artifacts the server refused to load (the last good version kept serving), by reason.",
+		}, []string{"reason"}),
+	}
+	for _, r := range []string{LoadErrorDecode, LoadErrorPlanner} {
+		s.loadErrors.WithLabelValues(r) // export zeros so rates work from the start
+	}
+	s.cur.Store(emptyCatalog)
+	return s
+}
+
+// buildModels prepares planner and metadata for every artifact; a nil
+// artifact, two artifacts of one name or a planner refusal is an error and
+// nothing is built.
+func buildModels(arts []*compiler.Artifact) ([]*model, error) {
+	out := make([]*model, 0, len(arts))
+	seen := make(map[string]bool, len(arts))
+	for i, a := range arts {
+		if a == nil {
+			return nil, fmt.Errorf("model %d is nil", i)
+		}
+		if seen[a.Name] {
+			return nil, fmt.Errorf("two models are named %q", a.Name)
+		}
+		seen[a.Name] = true
+		p, err := plan.New(a)
+		if err != nil {
+			return nil, fmt.Errorf("model %q: %w", a.Name, err)
+		}
+		out = append(out, &model{art: a, planner: p, detail: describeModel(a), summary: summarize(a)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].art.Name < out[j].art.Name })
+	return out, nil
+}
+
+// Set makes arts the complete set of models of src, replacing what src
+// provided before (models it no longer lists stop being served by it). All
+// planners are built before anything changes; if one fails, src keeps its
+// last good set, the failure is recorded as by Fail and returned.
+func (s *Store) Set(src Source, arts []*compiler.Artifact) error {
+	ms, err := buildModels(arts)
+	if err != nil {
+		s.Fail(src, LoadErrorPlanner, err)
+		return err
+	}
+	s.put(src, compiler.BundleVersion(arts), ms)
+	return nil
+}
+
+func (s *Store) put(src Source, version string, ms []*model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sources[src.Key] = &sourceState{src: src, version: version, models: ms}
+	s.publish()
+}
+
+// Fail records that the newest content of src could not be loaded (reason
+// is LoadErrorDecode or LoadErrorPlanner): the models src served keep
+// serving, the error is logged, counted and shown in /readyz until src
+// loads successfully or is removed.
+func (s *Store) Fail(src Source, reason string, err error) {
+	s.loadErrors.WithLabelValues(reason).Inc()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sources[src.Key]
+	if st == nil || (st.src.UID != src.UID && src.UID != "") {
+		// A new source (or a re-created ConfigMap) has no last good set.
+		st = &sourceState{src: src}
+		s.sources[src.Key] = st
+	}
+	st.err = err.Error()
+	s.log.Warn("artifact refused; the last good version keeps serving", "source", src.Key, "reason", reason,
+		"serving_version", st.version, "error", err)
+	s.publish()
+}
+
+// Remove drops src and every model it provided, if the stored source with
+// that key still has that uid (so the late delete of an old ConfigMap never
+// removes its re-created successor). Models of the same name provided by
+// another source then serve from it. It reports whether anything changed.
+func (s *Store) Remove(key, uid string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sources[key]
+	if st == nil || st.src.UID != uid {
+		return false
+	}
+	delete(s.sources, key)
+	s.publish()
+	return true
+}
+
+// publish builds the next catalog from s.sources and swaps it in. Callers
+// hold s.mu.
+func (s *Store) publish() {
+	prev := s.cur.Load()
+	next := &catalog{models: map[string]*model{}, status: map[string]ModelStatus{}, conflicts: map[string]string{}}
+	owner := map[string]*sourceState{}
+	losers := map[string][]string{}
+	for _, st := range s.sources {
+		for _, m := range st.models {
+			name := m.art.Name
+			cur, ok := owner[name]
+			if !ok {
+				owner[name] = st
+				continue
+			}
+			if newer(st.src, cur.src) {
+				owner[name] = st
+				losers[name] = append(losers[name], cur.src.Key)
+			} else {
+				losers[name] = append(losers[name], st.src.Key)
+			}
+		}
+	}
+	for name, st := range owner {
+		i := slices.IndexFunc(st.models, func(m *model) bool { return m.art.Name == name })
+		next.models[name] = st.models[i]
+		next.names = append(next.names, name)
+		next.status[name] = ModelStatus{Version: st.models[i].art.Version, Source: st.src.Key, Error: st.err}
+	}
+	sort.Strings(next.names)
+	// A source that never loaded still shows its error, under the model
+	// name it announces (or its key) unless that name is served elsewhere.
+	for _, st := range s.sources {
+		if len(st.models) > 0 || st.err == "" {
+			continue
+		}
+		name := st.src.Model
+		if name == "" {
+			name = st.src.Key
+		}
+		if _, served := next.status[name]; !served {
+			next.status[name] = ModelStatus{Source: st.src.Key, Error: st.err}
+		}
+	}
+	for name, l := range losers {
+		sort.Strings(l)
+		next.conflicts[name] = strings.Join(l, ",")
+		if prev.conflicts[name] != next.conflicts[name] || prev.status[name].Source != next.status[name].Source {
+			s.log.Warn("several sources provide the same model; the newest serves it", "model", name,
+				"serving", next.status[name].Source, "ignored", l)
+		}
+	}
+	s.cur.Store(next)
+}
+
+// newer reports whether a wins over b: the later creation time, and on a
+// tie the smaller key, so the choice never depends on event order.
+func newer(a, b Source) bool {
+	if !a.Created.Equal(b.Created) {
+		return a.Created.After(b.Created)
+	}
+	return a.Key < b.Key
+}
+
+func (s *Store) snapshot() *catalog { return s.cur.Load() }
+
+// Models returns the served artifacts sorted by name.
+func (s *Store) Models() []*compiler.Artifact {
+	c := s.snapshot()
+	out := make([]*compiler.Artifact, len(c.names))
+	for i, n := range c.names {
+		out[i] = c.models[n].art
+	}
+	return out
+}
+
+// Status returns the /readyz view of every model name: what serves it and
+// the last load error of its source.
+func (s *Store) Status() map[string]ModelStatus {
+	return maps.Clone(s.snapshot().status)
+}
