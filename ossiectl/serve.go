@@ -31,7 +31,7 @@ func (e *env) serveCmd() *cobra.Command {
 		Short: "Serve the semantic HTTP API for model files on DuckDB (as cmd/server)",
 		Long: "serve compiles the model files, opens DuckDB and serves the semantic API until\n" +
 			"interrupted (SIGINT/SIGTERM), then drains in-flight requests.",
-		Example: "  ossiectl serve --models examples/flights/flights.yaml --duckdb flights.duckdb --addr :8080",
+		Example: "  ossiectl serve --models examples/flights/model.yaml --duckdb flights.duckdb --addr :8080",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(models) == 0 {

@@ -3,7 +3,7 @@
 //
 // Local mode: model files compiled at start.
 //
-//	server --models examples/flights/flights.yaml --duckdb flights.duckdb --addr :8080
+//	server --models examples/flights/model.yaml --duckdb flights.duckdb --addr :8080
 //
 // Kubernetes mode: the artifact ConfigMaps the operator publishes, watched
 // and hot-swapped while serving (a refused new version leaves the last good
@@ -26,7 +26,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/server"
 )
 
@@ -61,7 +63,11 @@ func run(ctx context.Context, args []string) int {
 	fs.Var(&namespaces, "namespaces", "Kubernetes mode: namespaces to watch (repeatable or comma-separated; default all)")
 	kubeconfig := fs.String("kubeconfig", "", "Kubernetes mode: kubeconfig file (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
 	maxArtifact := fs.Int64("max-artifact-bytes", 64<<20, "Kubernetes mode: limit of one artifact bundle, uncompressed, in bytes")
+	engineKind := fs.String("engine", "duckdb", "SQL engine: duckdb or postgres")
 	dbPath := fs.String("duckdb", "", "DuckDB database file (default: in-memory)")
+	dsnEnv := fs.String("dsn-env", "", "postgres: name of the environment variable holding the connection string")
+	dsnFile := fs.String("dsn-file", "", "postgres: file holding the connection string (e.g. a mounted Secret key)")
+	passwordFile := fs.String("password-file", "", "postgres: file holding the password, when the connection string has none")
 	addr := fs.String("addr", ":8080", "listen address")
 	maxRows := fs.Int("max-rows", server.DefaultMaxRows, "row cap per answer")
 	timeout := fs.Duration("query-timeout", server.DefaultQueryTimeout, "time limit per query")
@@ -81,6 +87,11 @@ func run(ctx context.Context, args []string) int {
 		usage = "--models FILE (local mode) or --kube (Kubernetes mode) is required"
 	case !*kube && (len(namespaces) > 0 || *kubeconfig != ""):
 		usage = "--namespaces and --kubeconfig need --kube"
+	case *engineKind != "duckdb" && *engineKind != "postgres":
+		usage = "--engine must be duckdb or postgres"
+	case *engineKind == "postgres" && *dsnEnv == "" && *dsnFile == "":
+		// Never a DSN flag: it would show the password in ps and logs.
+		usage = "--engine=postgres needs --dsn-env or --dsn-file"
 	}
 	if usage != "" {
 		fmt.Fprintln(os.Stderr, "server: "+usage)
@@ -98,9 +109,15 @@ func run(ctx context.Context, args []string) int {
 		}
 		cfg.Models = arts
 	}
-	eng, err := duckdb.Open(*dbPath)
+	var eng engine.Engine
+	var err error
+	if *engineKind == "postgres" {
+		eng, err = postgres.Open(ctx, postgres.Config{DSNEnv: *dsnEnv, DSNFile: *dsnFile, PasswordFile: *passwordFile})
+	} else {
+		eng, err = duckdb.Open(*dbPath)
+	}
 	if err != nil {
-		log.Error("cannot open DuckDB", "error", err)
+		log.Error("cannot open the engine", "engine", *engineKind, "error", err)
 		return 1
 	}
 	defer eng.Close()

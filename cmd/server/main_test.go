@@ -37,6 +37,9 @@ func TestRunRefusesBadStarts(t *testing.T) {
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--duckdb", t.TempDir() + "/no/such/dir/x.duckdb"}, 1},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--addr", "256.0.0.1:bad"}, 1},
 		{[]string{"--kube", "--kubeconfig", t.TempDir() + "/no-such-kubeconfig"}, 1},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "oracle"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "postgres"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "postgres", "--dsn-file", t.TempDir() + "/missing"}, 1},
 	} {
 		if got := run(context.Background(), tc.args); got != tc.code {
 			t.Errorf("run(%q) = %d, want %d", tc.args, got, tc.code)
