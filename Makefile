@@ -13,10 +13,11 @@ all: build
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 16
 
-build: ## compile every package and the binaries bin/ossiectl, bin/server
+build: ## compile every package and the binaries bin/ossiectl, bin/server, bin/operator
 	$(GO) build ./...
 	$(GO) build -o $(BIN)/ossiectl ./cmd/ossiectl
 	$(GO) build -o $(BIN)/server ./cmd/server
+	$(GO) build -o $(BIN)/operator ./cmd/operator
 
 fetch-flights: ## get the 3 M-row flights data (falls back to the committed sample)
 	@scripts/fetch-flights.sh >/dev/null
