@@ -76,6 +76,13 @@ func (r *Reconciler) publish(ctx context.Context, p *pass) {
 	}
 	switch {
 	case cm == nil:
+		// The cache may still hold a model that was just deleted; creating
+		// its ConfigMap now would publish it again until the garbage
+		// collector notices. Confirm the owner exists, reading around the
+		// cache, before the one write that can resurrect it.
+		if gone, gerr := r.ownerGone(ctx, p.sm); gerr == nil && gone {
+			return
+		}
 		err = r.Client.Create(ctx, desired, client.FieldOwner(FieldManager))
 		p.wrote = err == nil
 	case !sameContent(cm, desired):
@@ -92,6 +99,23 @@ func (r *Reconciler) publish(ctx context.Context, p *pass) {
 	p.status.PublishedVersion = p.bundle.Version
 	p.setCondition(v1alpha1.ConditionPublished, metav1.ConditionTrue, v1alpha1.ReasonPublished,
 		fmt.Sprintf("version %s is in ConfigMap %s", p.bundle.Version, p.cmName))
+}
+
+// ownerGone reports whether sm has been deleted (or replaced by a new
+// object of the same name) according to the API server itself.
+func (r *Reconciler) ownerGone(ctx context.Context, sm *v1alpha1.SemanticModel) (bool, error) {
+	if r.APIReader == nil {
+		return false, nil
+	}
+	live := &v1alpha1.SemanticModel{}
+	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(sm), live)
+	switch {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return live.UID != sm.UID || !live.DeletionTimestamp.IsZero(), nil
 }
 
 // loadConfigMap returns the ConfigMap with our name, if any, and whether
