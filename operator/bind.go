@@ -79,7 +79,7 @@ func (r *Reconciler) bind(ctx context.Context, p *pass) {
 	if len(missing) > 0 {
 		p.drift = true
 		p.setCondition(v1alpha1.ConditionDriftDetected, metav1.ConditionTrue, v1alpha1.ReasonDrift,
-			fmt.Sprintf("%d missing object(s), publication blocked: %s", len(missing), strings.Join(missing, "; ")))
+			fmt.Sprintf("%d missing object(s) (no new version is published while they are missing): %s", len(missing), strings.Join(missing, "; ")))
 		return
 	}
 	p.bound = true
