@@ -188,6 +188,12 @@ func runPlanned(t *testing.T, eng *duckdb.Engine, c *casefile.Case, q casefile.Q
 		}
 		return
 	}
+	t.Fatal(wrongAnswer(c, q, "DuckDB", p.SQL, why, got, wrongRows))
+}
+
+// wrongAnswer explains a wrong planned answer on engineName and names the
+// case's typical wrong answer it reproduces, if any.
+func wrongAnswer(c *casefile.Case, q casefile.Query, engineName, sql, why string, got [][]any, wrongRows map[string][][]any) string {
 	var hit []string
 	for label, rows := range wrongRows {
 		if m, _ := casefile.Match(rows, got, q.Ordered, q.Tolerance); m {
@@ -195,15 +201,15 @@ func runPlanned(t *testing.T, eng *duckdb.Engine, c *casefile.Case, q casefile.Q
 		}
 	}
 	slices.Sort(hit)
-	msg := fmt.Sprintf("%s %s (%s): wrong answer: %s\nquery: %s\nSQL:\n%s\ncolumns: %v\ngot:\n%swant:\n%s",
-		c.ID, q.Name, c.Title, why, q.JSON, p.SQL, q.Expected.Columns, casefile.FormatRows(got), casefile.FormatRows(q.Expected.Rows))
+	msg := fmt.Sprintf("%s %s (%s): wrong answer on %s: %s\nquery: %s\nSQL:\n%s\ncolumns: %v\ngot:\n%swant:\n%s",
+		c.ID, q.Name, c.Title, engineName, why, q.JSON, sql, q.Expected.Columns, casefile.FormatRows(got), casefile.FormatRows(q.Expected.Rows))
 	if len(hit) > 0 {
 		msg += "this is the typical wrong answer: " + strings.Join(hit, "; ") + "\n"
 	}
 	if c.TypicalWrong != "" {
 		msg += "typical wrong answers of this case: " + c.TypicalWrong + "\n"
 	}
-	t.Fatal(msg)
+	return msg
 }
 
 // reorder projects rows from the planner's column order onto the expected

@@ -14,11 +14,9 @@ package cases_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -167,20 +165,5 @@ func runPlannedPostgres(t *testing.T, e *postgres.Engine, c *casefile.Case, q ca
 	if ok {
 		return
 	}
-	var hit []string
-	for label, rows := range wrongRows {
-		if m, _ := casefile.Match(rows, got, q.Ordered, q.Tolerance); m {
-			hit = append(hit, label)
-		}
-	}
-	slices.Sort(hit)
-	msg := fmt.Sprintf("%s %s (%s): wrong answer on PostgreSQL: %s\nquery: %s\nSQL:\n%s\ncolumns: %v\ngot:\n%swant:\n%s",
-		c.ID, q.Name, c.Title, why, q.JSON, p.SQL, q.Expected.Columns, casefile.FormatRows(got), casefile.FormatRows(q.Expected.Rows))
-	if len(hit) > 0 {
-		msg += "this is the typical wrong answer: " + strings.Join(hit, "; ") + "\n"
-	}
-	if c.TypicalWrong != "" {
-		msg += "typical wrong answers of this case: " + c.TypicalWrong + "\n"
-	}
-	t.Fatal(msg)
+	t.Fatal(wrongAnswer(c, q, "PostgreSQL", p.SQL, why, got, wrongRows))
 }
