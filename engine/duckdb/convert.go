@@ -1,12 +1,12 @@
 package duckdb
 
 import (
-	"encoding/hex"
 	"math"
 	"math/big"
 	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+	"github.com/ossie-dev/ossie/engine"
 )
 
 // converter turns one scanned driver value into a JSON-friendly Go value.
@@ -36,7 +36,7 @@ func converterFor(typeName string) converter {
 	case "UUID":
 		return func(v any) any {
 			if b, ok := v.([]byte); ok && len(b) == 16 {
-				return formatUUID(b)
+				return engine.FormatUUID(b)
 			}
 			return convertValue(v)
 		}
@@ -54,34 +54,23 @@ func converterFor(typeName string) converter {
 //   - INTERVAL → {"months","days","micros"}; MAP → [{"key","value"}];
 //     UNION → its value; BIT → its "0101" text; lists and structs recursively.
 func convertValue(v any) any {
+	if i, ok := engine.Int64(v); ok {
+		return i
+	}
 	switch x := v.(type) {
 	case nil, bool, string, int64, time.Time:
 		return x
 	case []byte:
 		return x
-	case int8:
-		return int64(x)
-	case int16:
-		return int64(x)
-	case int32:
-		return int64(x)
-	case int:
-		return int64(x)
-	case uint8:
-		return int64(x)
-	case uint16:
-		return int64(x)
-	case uint32:
-		return int64(x)
 	case uint64:
 		if x > math.MaxInt64 {
 			return new(big.Int).SetUint64(x).String()
 		}
 		return int64(x)
 	case float32:
-		return finite(float64(x))
+		return engine.Finite(float64(x))
 	case float64:
-		return finite(x)
+		return engine.Finite(x)
 	case *big.Int:
 		if x == nil {
 			return nil
@@ -94,11 +83,11 @@ func convertValue(v any) any {
 		if x.Value == nil {
 			return nil
 		}
-		return finite(x.Float64())
+		return engine.Finite(x.Float64())
 	case duckdb.Interval:
 		return map[string]any{"months": int64(x.Months), "days": int64(x.Days), "micros": x.Micros}
 	case duckdb.UUID:
-		return formatUUID(x[:])
+		return engine.FormatUUID(x[:])
 	case duckdb.Union:
 		return convertValue(x.Value)
 	case duckdb.Bit:
@@ -124,16 +113,4 @@ func convertValue(v any) any {
 		return out
 	}
 	return v
-}
-
-func finite(f float64) any {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil
-	}
-	return f
-}
-
-func formatUUID(b []byte) string {
-	h := hex.EncodeToString(b)
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }

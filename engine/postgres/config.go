@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/ossie-dev/ossie/engine"
 )
 
 // Config says how to reach a PostgreSQL database. Exactly one of DSN,
@@ -45,7 +46,7 @@ const (
 // returns the password too, so error messages can be scrubbed of it.
 // Errors never quote the DSN.
 func (c Config) poolConfig() (*pgxpool.Config, string, error) {
-	dsn, err := c.dsn()
+	dsn, err := engine.ResolveDSN(c.DSN, c.DSNEnv, c.DSNFile)
 	if err != nil {
 		return nil, "", err
 	}
@@ -56,7 +57,7 @@ func (c Config) poolConfig() (*pgxpool.Config, string, error) {
 		var pe *pgconn.ParseConfigError
 		reason := "cannot parse the connection string"
 		if errors.As(err, &pe) && pe.Unwrap() != nil {
-			reason += ": " + scrub(pe.Unwrap().Error(), dsn)
+			reason += ": " + engine.Scrub(pe.Unwrap().Error(), dsn)
 		}
 		return nil, "", errors.New(reason)
 	}
@@ -96,37 +97,6 @@ func (c Config) poolConfig() (*pgxpool.Config, string, error) {
 		rp["application_name"] = "ossie"
 	}
 	return cfg, cfg.ConnConfig.Password, nil
-}
-
-// dsn returns the connection string from the one source configured.
-func (c Config) dsn() (string, error) {
-	n := 0
-	for _, s := range []string{c.DSN, c.DSNEnv, c.DSNFile} {
-		if s != "" {
-			n++
-		}
-	}
-	if n != 1 {
-		return "", errors.New("set exactly one of DSN, DSNEnv and DSNFile")
-	}
-	switch {
-	case c.DSNEnv != "":
-		v, ok := os.LookupEnv(c.DSNEnv)
-		if !ok || strings.TrimSpace(v) == "" {
-			return "", fmt.Errorf("environment variable %s is not set", c.DSNEnv)
-		}
-		return strings.TrimSpace(v), nil
-	case c.DSNFile != "":
-		b, err := os.ReadFile(c.DSNFile)
-		if err != nil {
-			return "", fmt.Errorf("reading DSN file: %w", err)
-		}
-		if strings.TrimSpace(string(b)) == "" {
-			return "", fmt.Errorf("DSN file %s is empty", c.DSNFile)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	return c.DSN, nil
 }
 
 func hasParam(m map[string]string, name string) bool {

@@ -1,14 +1,13 @@
 package postgres
 
 import (
-	"encoding/hex"
 	"fmt"
-	"math"
 	"math/big"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/ossie-dev/ossie/engine"
 )
 
 // typeNames spells PostgreSQL types the way engine.Column.Type reports
@@ -72,23 +71,16 @@ func converterFor(typ string) func(any) any {
 //   - INTERVAL → {"months","days","micros"}; arrays and JSON recursively;
 //   - anything else → its text.
 func convertValue(v any) any {
+	if i, ok := engine.Int64(v); ok {
+		return i
+	}
 	switch x := v.(type) {
 	case nil, bool, string, int64, []byte:
 		return x
-	case int8:
-		return int64(x)
-	case int16:
-		return int64(x)
-	case int32:
-		return int64(x)
-	case int:
-		return int64(x)
-	case uint32:
-		return int64(x)
 	case float32:
-		return finite(float64(x))
+		return engine.Finite(float64(x))
 	case float64:
-		return finite(x)
+		return engine.Finite(x)
 	case time.Time:
 		return x.UTC()
 	case pgtype.InfinityModifier:
@@ -102,7 +94,7 @@ func convertValue(v any) any {
 		d := time.Duration(x.Microseconds) * time.Microsecond
 		return time.Time{}.Add(d).Format("15:04:05.999999")
 	case [16]byte:
-		return formatUUID(x[:])
+		return engine.FormatUUID(x[:])
 	case pgtype.Interval:
 		if !x.Valid {
 			return nil
@@ -141,17 +133,5 @@ func numeric(n pgtype.Numeric) any {
 	if err != nil || !f.Valid {
 		return nil
 	}
-	return finite(f.Float64)
-}
-
-func finite(f float64) any {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil
-	}
-	return f
-}
-
-func formatUUID(b []byte) string {
-	h := hex.EncodeToString(b)
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+	return engine.Finite(f.Float64)
 }

@@ -53,7 +53,7 @@ func classify(ctx context.Context, err error, secrets ...string) error {
 	if err == nil {
 		return nil
 	}
-	msg := "postgres: " + scrub(message(err), secrets...)
+	msg := "postgres: " + engine.Scrub(message(err), secrets...)
 	if cerr := ctx.Err(); cerr != nil {
 		e := &engine.Error{Message: "postgres: query interrupted: " + cerr.Error(), Err: errors.Join(cerr, err)}
 		if errors.Is(cerr, context.DeadlineExceeded) {
@@ -107,15 +107,4 @@ func message(err error) string {
 		return m + " (SQLSTATE " + pe.Code + ")"
 	}
 	return err.Error()
-}
-
-// scrub removes every non-empty secret from s, so that no password or
-// connection string reaches an error message.
-func scrub(s string, secrets ...string) string {
-	for _, x := range secrets {
-		if x != "" {
-			s = strings.ReplaceAll(s, x, "[redacted]")
-		}
-	}
-	return s
 }

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"strings"
 	"time"
 
+	"github.com/ossie-dev/ossie/engine"
 	trinoclient "github.com/trinodb/trino-go-client/trino"
 )
 
@@ -41,9 +40,9 @@ type Config struct {
 // returns the strings that must never appear in an error message (the
 // DSN and its password). Errors never quote the DSN.
 func (c Config) clientConfig() (*trinoclient.Config, []string, error) {
-	dsn, err := c.dsn()
+	dsn, err := engine.ResolveDSN(c.DSN, c.DSNEnv, c.DSNFile)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("trino: %w", err)
 	}
 	secrets := []string{dsn}
 	if u, err := url.Parse(dsn); err == nil && u.User != nil {
@@ -53,7 +52,7 @@ func (c Config) clientConfig() (*trinoclient.Config, []string, error) {
 	}
 	conf, err := trinoclient.ParseDSN(dsn)
 	if err != nil {
-		return nil, nil, errors.New("trino: cannot parse the connection string: " + scrub(err.Error(), secrets...))
+		return nil, nil, errors.New("trino: cannot parse the connection string: " + engine.Scrub(err.Error(), secrets...))
 	}
 	if c.Catalog != "" {
 		conf.Catalog = c.Catalog
@@ -77,45 +76,4 @@ func (c Config) clientConfig() (*trinoclient.Config, []string, error) {
 		conf.Source = "ossie"
 	}
 	return conf, secrets, nil
-}
-
-// dsn returns the connection string from the one source configured.
-func (c Config) dsn() (string, error) {
-	n := 0
-	for _, s := range []string{c.DSN, c.DSNEnv, c.DSNFile} {
-		if s != "" {
-			n++
-		}
-	}
-	if n != 1 {
-		return "", errors.New("trino: set exactly one of DSN, DSNEnv and DSNFile")
-	}
-	switch {
-	case c.DSNEnv != "":
-		v, ok := os.LookupEnv(c.DSNEnv)
-		if !ok || strings.TrimSpace(v) == "" {
-			return "", fmt.Errorf("trino: environment variable %s is not set", c.DSNEnv)
-		}
-		return strings.TrimSpace(v), nil
-	case c.DSNFile != "":
-		b, err := os.ReadFile(c.DSNFile)
-		if err != nil {
-			return "", fmt.Errorf("trino: reading DSN file: %w", err)
-		}
-		if strings.TrimSpace(string(b)) == "" {
-			return "", fmt.Errorf("trino: DSN file %s is empty", c.DSNFile)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	return c.DSN, nil
-}
-
-// scrub removes every non-empty secret from s.
-func scrub(s string, secrets ...string) string {
-	for _, x := range secrets {
-		if x != "" {
-			s = strings.ReplaceAll(s, x, "[redacted]")
-		}
-	}
-	return s
 }

@@ -2,10 +2,11 @@ package trino
 
 import (
 	"encoding/json"
-	"math"
 	"math/big"
 	"strings"
 	"time"
+
+	"github.com/ossie-dev/ossie/engine"
 )
 
 // converterFor returns the conversion of one value of a result column
@@ -49,17 +50,16 @@ func converterFor(typ string) func(any) any {
 //     leaves them as decoded JSON, numbers as json.Number);
 //   - VARCHAR, JSON, UUID, INTERVAL → their text.
 func convertValue(v any) any {
+	if i, ok := engine.Int64(v); ok {
+		return i
+	}
 	switch x := v.(type) {
 	case nil, bool, string, int64, []byte:
 		return x
-	case int:
-		return int64(x)
-	case int32:
-		return int64(x)
 	case float32:
-		return finite(float64(x))
+		return engine.Finite(float64(x))
 	case float64:
-		return finite(x)
+		return engine.Finite(x)
 	case time.Time:
 		return x.UTC()
 	case json.Number:
@@ -67,7 +67,7 @@ func convertValue(v any) any {
 			return i
 		}
 		if f, err := x.Float64(); err == nil {
-			return finite(f)
+			return engine.Finite(f)
 		}
 		return x.String()
 	case []any:
@@ -101,12 +101,5 @@ func decimal(s string) any {
 		return strings.TrimSuffix(r.RatString(), "/1")
 	}
 	f, _ := r.Float64()
-	return finite(f)
-}
-
-func finite(f float64) any {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil
-	}
-	return f
+	return engine.Finite(f)
 }

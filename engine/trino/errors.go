@@ -73,7 +73,7 @@ func (e *Engine) classify(ctx context.Context, err error) error {
 		}
 		return out
 	}
-	return &engine.Error{Class: classOf(err), Message: "trino: " + scrub(message(err), e.secrets...), Err: err}
+	return &engine.Error{Class: classOf(err), Message: "trino: " + engine.Scrub(message(err), e.secrets...), Err: err}
 }
 
 // classOf picks the error class (nil for errors of the statement itself,

@@ -36,7 +36,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	conn, err := trinoclient.NewConnector(conf)
 	if err != nil {
-		return nil, errors.New("trino: invalid configuration: " + scrub(err.Error(), secrets...))
+		return nil, errors.New("trino: invalid configuration: " + engine.Scrub(err.Error(), secrets...))
 	}
 	e := &Engine{db: sql.OpenDB(conn), catalog: conf.Catalog, schema: conf.Schema, secrets: secrets}
 	if _, err := e.Query(ctx, "SELECT 1", 1); err != nil {
