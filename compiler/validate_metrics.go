@@ -39,17 +39,16 @@ func (mc *modelCheck) checkMetrics() {
 
 // metricWalk is the state of resolving one metric expression.
 type metricWalk struct {
-	mc       *modelCheck
-	name     string
-	path     string
-	bad      bool
-	hasAgg   bool
-	deps     map[string]bool
-	direct   map[int]bool
-	qualDS   map[int]bool // datasets named by qualified refs (for bare refs)
-	agg      *aggWalk     // the aggregate being walked, nil outside
-	refless  []string     // ref-less aggregates (COUNT(*), SUM(1))
-	disjoint []string
+	mc      *modelCheck
+	name    string
+	path    string
+	bad     bool
+	hasAgg  bool
+	deps    map[string]bool
+	direct  map[int]bool
+	qualDS  map[int]bool // datasets named by qualified refs (for bare refs)
+	agg     *aggWalk     // the aggregate being walked, nil outside
+	refless []string     // ref-less aggregates (COUNT(*), SUM(1))
 }
 
 type aggWalk struct {

@@ -208,10 +208,6 @@ func (p *pass) setCondition(typ string, status metav1.ConditionStatus, reason, m
 	})
 }
 
-func (p *pass) condition(typ string) *metav1.Condition {
-	return meta.FindStatusCondition(p.status.Conditions, typ)
-}
-
 // lastGood says which published version keeps serving, for messages.
 func (p *pass) lastGood() string {
 	if p.status.PublishedVersion == "" {

@@ -8,7 +8,6 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/ossie-dev/ossie/compiler"
@@ -134,13 +133,6 @@ func (f Filter) values() []any {
 	return f.Values
 }
 
-func (f Filter) member() string {
-	if f.Metric != "" {
-		return f.Metric
-	}
-	return f.Field
-}
-
 func normOp(op string) string {
 	switch strings.ToLower(strings.TrimSpace(op)) {
 	case "=", "==", "eq", "equals":
@@ -174,5 +166,3 @@ func normOp(op string) string {
 	}
 	return ""
 }
-
-var _ = fmt.Sprintf
