@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build demo fetch-flights kube-tools test bench lint fuzz clean
+.PHONY: all help build demo fetch-flights kube-tools test bench lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -35,6 +35,9 @@ test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
 	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 \
 		$(GO) test -timeout $(TEST_TIMEOUT) ./...
+# The chart tests are a module of their own (test/chart/go.mod): Helm's dependencies stay out of ours.
+	cd test/chart && $(GO) vet ./... && KUBEBUILDER_ASSETS=$$(cd ../.. && BIN=$(BIN) scripts/kube-tools.sh | tail -n1) \
+		$(GO) test -timeout $(TEST_TIMEOUT) ./...
 
 bench: ## benchmarks with memory stats (run `make fetch-flights` first for the 3 M-row numbers)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
@@ -45,6 +48,12 @@ lint: ## gofmt check + go vet
 
 fuzz: ## run each Fuzz target for FUZZTIME (default 10s)
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+image-check: ## build the image's binaries with the Dockerfile's flags, check --version and libc needs (no Docker needed)
+	@GO=$(GO) BIN=$(BIN) scripts/image-check.sh
+
+chart-crds: ## copy config/crd/bases into charts/ossie/crds (scripts/generate.sh does it too; a chart test fails when stale)
+	cp config/crd/bases/*.yaml charts/ossie/crds/
 
 clean: ## remove built binaries (keeps downloaded data)
 	rm -rf $(BIN)

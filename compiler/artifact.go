@@ -26,6 +26,9 @@ type Artifact struct {
 	Datasets        []ArtifactDataset      `json:"datasets"`
 	Relationships   []ArtifactRelationship `json:"relationships,omitempty"`
 	Metrics         []ArtifactMetric       `json:"metrics,omitempty"`
+	// Governance is set when the document came with governance (roles,
+	// row filters, masks; docs/governance.md); nil means ungoverned.
+	Governance *ArtifactGovernance `json:"governance,omitempty"`
 }
 
 // SourceKind of a resolved dataset source.

@@ -36,6 +36,7 @@ const (
 	CodeMetricNoAgg     = "OSS3005" // a metric neither aggregates nor combines other metrics
 	CodeNestedAggregate = "OSS3006" // an aggregate inside another aggregate
 	CodeExprArity       = "OSS3007" // wrong number of arguments for a function
+	CodeExprUnsupported = "OSS3008" // a function the target engine cannot compute (docs/engine-support.md)
 
 	CodeBadQuery      = "OSS4001" // query body malformed
 	CodeUnknownMetric = "OSS4002" // query names a metric that does not exist
@@ -48,8 +49,18 @@ const (
 	CodeBadLimit      = "OSS4009" // negative limit or offset
 	CodeUnreachable   = "OSS4010" // a dimension cannot be joined to a metric's dataset
 
-	CodeEngine       = "OSS5001" // the engine refused or failed the query
-	CodeTimeout      = "OSS5002" // query time limit exceeded or request cancelled
-	CodeUnknownModel = "OSS5003" // no such model is loaded
-	CodeTooLarge     = "OSS5004" // request body over the configured limit
+	CodeEngine          = "OSS5001" // the engine refused or failed the query
+	CodeTimeout         = "OSS5002" // query time limit exceeded or request cancelled
+	CodeUnknownModel    = "OSS5003" // no such model is loaded
+	CodeTooLarge        = "OSS5004" // request body over the configured limit
+	CodeUnauthenticated = "OSS5005" // no valid credentials for an authenticated server (HTTP 401)
+)
+
+// Governance codes (docs/governance.md). They sit in the 2xxx model range:
+// governance is validated with the model it governs.
+const (
+	CodeBadPattern       = "OSS2016" // an access pattern is malformed, or (warning) matches no member
+	CodeUnknownAttribute = "OSS2017" // a row filter names an undeclared caller attribute or writes {{ }} wrongly
+	CodeBadMask          = "OSS2018" // mask parameters do not fit the mask kind
+	CodeBadRowFilter     = "OSS2019" // a row filter aggregates or reads a field of another dataset
 )

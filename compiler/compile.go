@@ -3,6 +3,7 @@ package compiler
 import (
 	"slices"
 
+	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/expr"
 )
 
@@ -12,6 +13,9 @@ import (
 type CompileOptions struct {
 	DefaultCatalog string
 	DefaultSchema  string
+	// Dialect, when set, is the engine the artifact is compiled for: a
+	// call it cannot compute is problem OSS3008 (validate_engine.go).
+	Dialect dialect.Dialect
 }
 
 // Compile validates p (see Validate) and, when no problem is an error,
@@ -20,6 +24,12 @@ type CompileOptions struct {
 // artifact layout is documented in docs/artifact.md.
 func Compile(p *Parsed, opts CompileOptions) ([]*Artifact, Problems) {
 	a := analyze(p)
+	if opts.Dialect != nil {
+		for _, mc := range a.models {
+			mc.checkEngine(opts.Dialect)
+		}
+		a.probs.Sort()
+	}
 	if a.probs.HasErrors() {
 		return nil, a.probs
 	}
@@ -55,7 +65,13 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 	if err != nil {
 		return nil, err
 	}
+	if mc.governance != nil {
+		if version, err = governedVersion(version, mc.governance); err != nil {
+			return nil, err
+		}
+	}
 	art := &Artifact{
+		Governance:      mc.governance,
 		Format:          ArtifactFormat,
 		Version:         version,
 		DocumentVersion: docVersion,

@@ -72,8 +72,8 @@ func versionHelp() string {
 		quoted[i] = strconv.Quote(v)
 	}
 	latest := ossie.SupportedVersions[len(ossie.SupportedVersions)-1]
-	return fmt.Sprintf("this build reads versions %s; set `version: %q` at the top of the file",
-		strings.Join(quoted, ", "), latest)
+	return fmt.Sprintf("this build reads versions %s; run `ossiectl migrate --to %s FILE` (or set `version: %q` at the top of the file)",
+		strings.Join(quoted, ", "), latest, latest)
 }
 
 // version checks the top-level `version` and reports whether the rest of the

@@ -18,6 +18,9 @@ type Position struct {
 type Parsed struct {
 	Doc       *ossie.Document
 	Positions map[string]Position
+	// Governance, when set (from ParseGovernance), is validated with the
+	// document and compiled into every artifact (docs/governance.md).
+	Governance *Governance
 }
 
 // Locate returns the position of path or of its longest known prefix, and

@@ -64,6 +64,7 @@ type modelCheck struct {
 	metricNames   []string
 	relationships []bool                // relationship usable in the join graph
 	parsed        map[string]parsedExpr // by expression text (preparse)
+	governance    *ArtifactGovernance   // this model's share of the governance (governance_validate.go)
 }
 
 type fieldAt struct {
@@ -117,6 +118,7 @@ func analyze(p *Parsed) *analysis {
 		mc.run()
 		a.models = append(a.models, mc)
 	}
+	a.checkGovernance(p.Governance)
 	a.probs.Sort()
 	return a
 }

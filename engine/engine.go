@@ -2,8 +2,10 @@
 // planned queries (DESIGN.md section 7). Each engine lives in its own
 // sub-package (duckdb, postgres, trino) and owns its dialect, its
 // introspection and the classification of its errors: a missing table or
-// column is drift (ErrNotFound), a failure to reach the engine is transient
-// (ErrUnavailable). Callers branch with errors.Is and never parse messages.
+// column is drift (ErrNotFound), an object the engine's user may not read
+// is drift of its own kind (ErrPermissionDenied), a failure to reach the
+// engine is transient (ErrUnavailable). Callers branch with errors.Is and
+// never parse messages.
 package engine
 
 import (
@@ -55,6 +57,12 @@ var (
 	// ErrNotFound: a table, view, column or file the statement needs does
 	// not exist. The operator reports it as drift.
 	ErrNotFound = errors.New("not found")
+	// ErrPermissionDenied: the object exists but the engine's user may not
+	// read it (PostgreSQL SQLSTATE 42501, Trino PERMISSION_DENIED, a file
+	// the process may not open). Like ErrNotFound it needs a fix outside
+	// Ossie (a grant, not a retry); the operator reports it as drift with
+	// its own reason.
+	ErrPermissionDenied = errors.New("permission denied")
 	// ErrUnavailable: the engine cannot be reached or opened right now
 	// (connection refused, database locked, out of resources). Transient:
 	// retry with backoff; never drift.
@@ -71,7 +79,8 @@ var (
 // connection strings or credentials in it. Err keeps the driver error for
 // logs and errors.As.
 type Error struct {
-	// Class is ErrNotFound, ErrUnavailable, ErrInvalidInput or nil.
+	// Class is ErrNotFound, ErrPermissionDenied, ErrUnavailable,
+	// ErrInvalidInput or nil.
 	Class   error
 	Message string
 	Err     error

@@ -31,6 +31,32 @@ func BenchmarkReconcileNoop(b *testing.B) {
 	b.ReportMetric(float64(f.writes.Load())/float64(len(durations)), "writes/op")
 }
 
+// BenchmarkReconcileNoopViews is a no-op pass over a published model
+// with two governed views on DuckDB: the pass of BenchmarkReconcileNoop
+// plus planning the views under their role and one catalog query listing
+// the view schema; no DDL and no API write (writes/op and ddl/op must be
+// 0).
+func BenchmarkReconcileNoopViews(b *testing.B) {
+	f := newFixture(b, operator.Options{})
+	eng := openShop(b)
+	f.setEngine(eng)
+	f.create("shop", shopSpec(b))
+	f.mustReconcile("shop")
+	f.writes.Reset()
+	applies := eng.applies.Load()
+	durations := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		f.mustReconcile("shop")
+		durations = append(durations, time.Since(start))
+	}
+	b.StopTimer()
+	reportP50(b, durations)
+	b.ReportMetric(float64(f.writes.Load())/float64(len(durations)), "writes/op")
+	b.ReportMetric(float64(eng.applies.Load()-applies)/float64(len(durations)), "ddl/op")
+}
+
 // BenchmarkReconcilePublish is a pass after a spec change: everything of
 // the no-op pass plus a ConfigMap update and a status write.
 func BenchmarkReconcilePublish(b *testing.B) {

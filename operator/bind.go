@@ -25,6 +25,11 @@ import (
 //   - A missing table or column (engine.ErrNotFound, or absent from the
 //     description) is drift: DriftDetected=True, reason Drift, naming each
 //     missing object; publication of the new version is blocked.
+//   - A table the engine's user may not read (engine.ErrPermissionDenied)
+//     blocks publication the same way, since the server could not answer
+//     from it either: DriftDetected=True, reason PermissionDenied when
+//     every problem is a missing grant (Drift when objects are missing
+//     too), naming each table.
 //   - Any other failure (engine.ErrUnavailable, a timeout after
 //     Options.EngineTimeout, authentication, a closed pool) is NOT drift:
 //     DriftDetected=Unknown, reason EngineUnavailable, the previous
@@ -43,7 +48,7 @@ func (r *Reconciler) bind(ctx context.Context, p *pass) {
 	foldCase := r.Engine.Dialect().Name() == "duckdb" // DuckDB matches identifiers case-insensitively, even quoted ones
 	described := map[string]describeResult{}
 	var bindings []v1alpha1.Binding
-	var missing []string
+	var missing, denied []string
 	for _, art := range p.bundle.Artifacts {
 		need := neededColumns(art)
 		for _, ds := range art.Datasets {
@@ -66,6 +71,8 @@ func (r *Reconciler) bind(ctx context.Context, p *pass) {
 			case errors.Is(res.err, engine.ErrNotFound):
 				b.Missing = []string{label}
 				missing = append(missing, fmt.Sprintf("dataset %s: %s does not exist (%s)", ds.Name, label, engineMessage(res.err)))
+			case errors.Is(res.err, engine.ErrPermissionDenied):
+				denied = append(denied, fmt.Sprintf("dataset %s: the engine's user may not read %s (%s)", ds.Name, label, engineMessage(res.err)))
 			default:
 				p.engineErr = res.err
 				p.setCondition(v1alpha1.ConditionDriftDetected, metav1.ConditionUnknown, v1alpha1.ReasonEngineUnavailable,
@@ -76,10 +83,19 @@ func (r *Reconciler) bind(ctx context.Context, p *pass) {
 		}
 	}
 	p.status.Bindings = bindings
-	if len(missing) > 0 {
+	switch {
+	case len(missing) > 0:
 		p.drift = true
-		p.setCondition(v1alpha1.ConditionDriftDetected, metav1.ConditionTrue, v1alpha1.ReasonDrift,
-			fmt.Sprintf("%d missing object(s) (no new version is published while they are missing): %s", len(missing), strings.Join(missing, "; ")))
+		msg := fmt.Sprintf("%d missing object(s) (no new version is published while they are missing): %s", len(missing), strings.Join(missing, "; "))
+		if len(denied) > 0 {
+			msg += fmt.Sprintf("; %d unreadable table(s): %s", len(denied), strings.Join(denied, "; "))
+		}
+		p.setCondition(v1alpha1.ConditionDriftDetected, metav1.ConditionTrue, v1alpha1.ReasonDrift, msg)
+		return
+	case len(denied) > 0:
+		p.drift = true
+		p.setCondition(v1alpha1.ConditionDriftDetected, metav1.ConditionTrue, v1alpha1.ReasonPermissionDenied,
+			fmt.Sprintf("%d table(s) the engine's user may not read (grant SELECT; no new version is published meanwhile): %s", len(denied), strings.Join(denied, "; ")))
 		return
 	}
 	p.bound = true

@@ -21,7 +21,10 @@ func (r *Reconciler) compile(_ context.Context, p *pass) {
 		p.setCondition(v1alpha1.ConditionCompiled, metav1.ConditionUnknown, v1alpha1.ReasonBlocked, "not compiled: the spec is not valid (see Validated)")
 		return
 	}
-	arts, probs := compiler.Compile(p.parsed, r.Options.Compile)
+	arts, probs := p.arts, compiler.Problems(nil)
+	if arts == nil {
+		arts, probs = compiler.Compile(p.parsed, r.Options.Compile)
+	}
 	if probs.HasErrors() || len(arts) == 0 {
 		msg := "the document does not compile"
 		if errs := forStatus(probs.Errors()); len(errs) > 0 {

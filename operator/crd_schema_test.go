@@ -37,9 +37,10 @@ spec:
   views:
     - name: revenue_by_day
       role: analyst
-      query:
-        metrics: [revenue]
-        filters: [{field: orders.amount, op: gt, values: [10, "x"]}]
+      metrics: [revenue]
+      dimensions: [{field: orders.amount}]
+      filters: [{field: orders.amount, op: gt, values: [10, "x"]}]
+  viewReclaimPolicy: retain
   governance:
     roles: [{name: analyst}]
 `
@@ -76,7 +77,7 @@ func TestCRDSchema(t *testing.T) {
 	if got := string(sm.Spec.SemanticModel[0].Datasets[0].Source.Raw); !strings.Contains(got, `"object":"main.orders"`) {
 		t.Errorf("source object not kept: %s", got)
 	}
-	if len(sm.Spec.Views) != 1 || len(sm.Spec.Views[0].Query.Filters[0].Values) != 2 || sm.Spec.Governance.Roles[0].Name != "analyst" {
+	if len(sm.Spec.Views) != 1 || len(sm.Spec.Views[0].Filters[0].Values) != 2 || sm.Spec.ViewReclaimPolicy != v1alpha1.ViewReclaimRetain || sm.Spec.Governance.Roles[0].Name != "analyst" {
 		t.Errorf("views/governance not kept: %+v %+v", sm.Spec.Views, sm.Spec.Governance)
 	}
 
@@ -90,6 +91,18 @@ func TestCRDSchema(t *testing.T) {
 			obj["spec"].(map[string]any)["semantic_model"].([]any)[0].(map[string]any)["name"] = 2024
 		},
 		"missing version": func(obj map[string]any) { delete(obj["spec"].(map[string]any), "version") },
+		"view without a role": func(obj map[string]any) {
+			delete(obj["spec"].(map[string]any)["views"].([]any)[0].(map[string]any), "role")
+		},
+		"view in the old nested shape": func(obj map[string]any) {
+			v := obj["spec"].(map[string]any)["views"].([]any)[0].(map[string]any)
+			v["query"] = map[string]any{"metrics": v["metrics"]}
+		},
+		"two views with one name": func(obj map[string]any) {
+			spec := obj["spec"].(map[string]any)
+			spec["views"] = append(spec["views"].([]any), spec["views"].([]any)[0])
+		},
+		"unknown reclaim policy": func(obj map[string]any) { obj["spec"].(map[string]any)["viewReclaimPolicy"] = "Orphan" },
 	} {
 		err := create(func(obj map[string]any) {
 			obj["metadata"].(map[string]any)["name"] = "bad"

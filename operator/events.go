@@ -17,7 +17,9 @@ const (
 	EventEngineUnavailable = "EngineUnavailable" // Warning: the engine stopped answering
 	EventValidationFailed  = "ValidationFailed"  // Warning: a new spec is invalid
 	EventArtifactTooLarge  = "ArtifactTooLarge"  // Warning: publication refused for size
-	EventNameConflict      = "NameConflict"      // Warning: our ConfigMap name is taken
+	EventNameConflict      = "NameConflict"      // Warning: our ConfigMap name or a view name is taken
+	EventViewsApplied      = "ViewsApplied"      // Normal: views were created, replaced or dropped
+	EventViewFailed        = "ViewFailed"        // Warning: the engine refused a view's DDL
 )
 
 // emitTransitions compares the status before and after a pass and records
@@ -58,6 +60,15 @@ func (r *Reconciler) emitTransitions(p *pass) {
 		if op := oldC(v1alpha1.ConditionPublished); op == nil || op.Reason != pub.Reason {
 			emit(corev1.EventTypeWarning, pub.Reason, "Publish", pub.Message)
 		}
+	}
+	if v := newC(v1alpha1.ConditionViewsReady); v != nil && v.Status == metav1.ConditionFalse &&
+		(v.Reason == v1alpha1.ReasonNameConflict || v.Reason == v1alpha1.ReasonViewFailed) {
+		if ov := oldC(v1alpha1.ConditionViewsReady); ov == nil || ov.Reason != v.Reason || ov.Message != v.Message {
+			emit(corev1.EventTypeWarning, v.Reason, "ApplyViews", v.Message)
+		}
+	}
+	if len(p.viewsChanged) > 0 {
+		emit(corev1.EventTypeNormal, EventViewsApplied, "ApplyViews", viewsChangedNote(p.viewsChanged))
 	}
 	if p.wrote {
 		emit(corev1.EventTypeNormal, EventPublished, "Publish", "published version "+after.PublishedVersion+" in ConfigMap "+v1alpha1.ConfigMapName(sm.Name))

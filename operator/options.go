@@ -18,7 +18,9 @@ type Options struct {
 	// Compile holds the install defaults (catalog, schema) applied to
 	// table paths with fewer than three parts.
 	Compile compiler.CompileOptions
-	// ViewSchema is the one engine schema governed views are created in.
+	// ViewSchema is the one engine schema governed views are created in:
+	// `schema` or `catalog.schema` (Trino, attached DuckDB databases). It
+	// is created when missing. Default DefaultViewSchema.
 	ViewSchema string
 	// MaxArtifactBytes caps the gzip-compressed bundle stored in the
 	// ConfigMap (bytes). Default 900 KiB: under the 1 MiB object limit of
@@ -51,6 +53,7 @@ const (
 	DefaultBackoffMax              = 5 * time.Minute
 	DefaultDriftRecheck            = time.Minute
 	DefaultMaxConcurrentReconciles = 4
+	DefaultViewSchema              = "ossie_views"
 	// DefaultResync is the default period after which every model is
 	// reconciled again even without a change (manager cache SyncPeriod).
 	DefaultResync = 5 * time.Minute
@@ -75,6 +78,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.DriftRecheck == 0 {
 		o.DriftRecheck = DefaultDriftRecheck
+	}
+	if o.ViewSchema == "" {
+		o.ViewSchema = DefaultViewSchema
 	}
 	if o.MaxConcurrentReconciles <= 0 {
 		o.MaxConcurrentReconciles = DefaultMaxConcurrentReconciles

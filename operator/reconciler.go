@@ -24,6 +24,7 @@ import (
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/views"
 	"github.com/ossie-dev/ossie/engine"
 )
 
@@ -88,20 +89,23 @@ type pass struct {
 	sm     *v1alpha1.SemanticModel
 	status v1alpha1.SemanticModelStatus // being built; starts as a copy of sm.Status
 
-	parsed   *compiler.Parsed
-	valid    bool
-	compiled bool
-	bundle   *compiler.Bundle
-	data     []byte // EncodeBundle(bundle)
+	parsed    *compiler.Parsed
+	valid     bool
+	arts      []*compiler.Artifact // compiled while validating views; reused by compile
+	viewPlans []views.Plan         // spec.views planned for the engine (valid specs only)
+	compiled  bool
+	bundle    *compiler.Bundle
+	data      []byte // EncodeBundle(bundle)
 
 	bound     bool  // the engine answered and nothing is missing
 	engineErr error // the engine could not be asked (not drift)
 	drift     bool
 
-	cmName    string
-	published bool  // the ConfigMap holds the current bundle
-	wrote     bool  // this pass created or updated the ConfigMap
-	apiErr    error // a Kubernetes API failure worth retrying
+	cmName       string
+	published    bool     // the ConfigMap holds the current bundle
+	wrote        bool     // this pass created or updated the ConfigMap
+	viewsChanged []string // view DDL run by this pass ("applied ...", "dropped ...")
+	apiErr       error    // a Kubernetes API failure worth retrying
 }
 
 // step is one stage of the pipeline; it owns one condition.
@@ -141,7 +145,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	if !sm.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return r.finalize(ctx, sm)
 	}
 
 	p := &pass{sm: sm, status: *sm.Status.DeepCopy(), cmName: v1alpha1.ConfigMapName(sm.Name)}

@@ -460,18 +460,6 @@ func TestPublishedConfigMapIsRestored(t *testing.T) {
 	}
 }
 
-func TestViewsAreReportedNotCreated(t *testing.T) {
-	f := newFixture(t, operator.Options{})
-	spec := flightsSpec(t)
-	spec.Views = []v1alpha1.View{{Name: "flights_by_state", Query: v1alpha1.ViewQuery{Metrics: []string{"flight_count"}}}}
-	f.create("flights", spec)
-	f.mustReconcile("flights")
-	sm := f.get("flights")
-	wantCond(t, sm, v1alpha1.ConditionViewsReady, metav1.ConditionUnknown, v1alpha1.ReasonViewsNotSupported)
-	wantCond(t, sm, v1alpha1.ConditionPublished, metav1.ConditionTrue, v1alpha1.ReasonPublished)
-	wantCond(t, sm, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonViewsNotReady)
-}
-
 func TestDeletedModelIsForgotten(t *testing.T) {
 	f := newFixture(t, operator.Options{})
 	publishFlights(t, f)

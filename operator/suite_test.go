@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
+	"github.com/ossie-dev/ossie/test/pgtest"
 )
 
 // The suite runs every test against a real kube-apiserver and etcd
@@ -42,7 +43,9 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	os.Exit(runSuite(m))
+	code := runSuite(m)
+	pgtest.StopShared()
+	os.Exit(code)
 }
 
 func runSuite(m *testing.M) int {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
+	"github.com/ossie-dev/ossie/compiler/views"
 )
 
 // maxStatusProblems caps status.problems; the Validated message gives the
@@ -27,11 +29,13 @@ func DocumentJSON(spec *v1alpha1.SemanticModelSpec) ([]byte, error) {
 	}{spec.Version, spec.SemanticModel})
 }
 
-// validate owns Validated: it parses the document strictly and checks
-// every model rule (compiler.Parse then compiler.Validate, as ossiectl
-// does). With errors, Validated=False lists every problem (message capped,
-// full list up to maxStatusProblems in status.problems); the pass does not
-// ask for a retry, since only a new spec can change the verdict.
+// validate owns Validated: it parses the document and spec.governance
+// strictly and checks every model and governance rule (compiler.Parse,
+// ParseGovernance, then compiler.Validate, as ossiectl does), then plans
+// spec.views (validateViews). With errors, Validated=False lists every
+// problem (message capped, full list up to maxStatusProblems in
+// status.problems); the pass does not ask for a retry, since only a new
+// spec can change the verdict.
 func (r *Reconciler) validate(_ context.Context, p *pass) {
 	data, err := DocumentJSON(&p.sm.Spec)
 	var probs compiler.Problems
@@ -40,9 +44,17 @@ func (r *Reconciler) validate(_ context.Context, p *pass) {
 	} else {
 		parsed, parseProbs := compiler.Parse(data)
 		probs = parseProbs
-		if !parseProbs.HasErrors() {
+		if gov := p.sm.Spec.Governance; gov != nil && !parseProbs.HasErrors() {
+			g, gprobs := governance(gov)
+			probs = append(probs, gprobs...)
+			parsed.Governance = g
+		}
+		if !probs.HasErrors() {
 			probs = append(probs, compiler.Validate(parsed)...)
 			p.parsed = parsed
+			if !probs.HasErrors() && len(p.sm.Spec.Views) > 0 {
+				probs = append(probs, r.validateViews(p)...)
+			}
 		}
 	}
 	probs = forStatus(probs)
@@ -108,4 +120,41 @@ func problemsMessage(probs compiler.Problems) string {
 		}
 	}
 	return b.String()
+}
+
+// validateViews compiles the valid document (the compile step reuses the
+// artifacts) and plans every view under its role for the engine's
+// dialect (views.PlanSpec, the same planning ossiectl validate runs),
+// keeping the plans for the views step. A document that does not compile
+// is left to the compile step to report.
+func (r *Reconciler) validateViews(p *pass) compiler.Problems {
+	arts, probs := compiler.Compile(p.parsed, r.Options.Compile)
+	if probs.HasErrors() || len(arts) == 0 {
+		return nil
+	}
+	p.arts = arts
+	plans, vprobs := views.PlanSpec(&p.sm.Spec, arts, r.dialect())
+	p.viewPlans = plans
+	return vprobs
+}
+
+// dialect is the SQL dialect views are planned in: the engine's, or
+// PostgreSQL's when no engine is configured (the views are then not
+// created, but the spec is still checked).
+func (r *Reconciler) dialect() dialect.Dialect {
+	if r.Engine == nil {
+		return dialect.Postgres
+	}
+	return r.Engine.Dialect()
+}
+
+// governance reads spec.governance with the compiler's governance reader
+// (compiler.ParseGovernance, as ossiectl reads a governance file): the CRD
+// types mirror it key for key (api/v1alpha1/governance_types.go).
+func governance(g *v1alpha1.Governance) (*compiler.Governance, compiler.Problems) {
+	data, err := json.Marshal(g)
+	if err != nil {
+		return nil, compiler.Problems{{Code: compiler.CodeSyntax, Severity: compiler.SeverityError, Path: "governance", Message: "spec.governance cannot be encoded: " + err.Error()}}
+	}
+	return compiler.ParseGovernance(data)
 }

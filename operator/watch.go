@@ -14,7 +14,8 @@ import (
 )
 
 // reconcilePredicate lets through SemanticModel events that may change the
-// outcome: creation, deletion, a new generation (spec change), a changed
+// outcome: creation, deletion (the deletion timestamp being set, which
+// starts finalization), a new generation (spec change), a changed
 // AnnotationReconcileRequest, and the periodic resync of the cache (an
 // update whose old and new resourceVersion are equal). Status-only and
 // other metadata writes, including the operator's own, are dropped.
@@ -26,6 +27,7 @@ func reconcilePredicate() predicate.Predicate {
 			}
 			return e.ObjectOld.GetResourceVersion() == e.ObjectNew.GetResourceVersion() ||
 				e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
+				e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero() ||
 				e.ObjectOld.GetAnnotations()[v1alpha1.AnnotationReconcileRequest] != e.ObjectNew.GetAnnotations()[v1alpha1.AnnotationReconcileRequest]
 		},
 	}

@@ -21,6 +21,9 @@ func (e *env) compileCmd() *cobra.Command {
 		Long: "compile prints one artifact JSON document per semantic model (a JSON stream), or with\n" +
 			"--version-only one line per model: its version alone when the file has one model, else\n" +
 			"`name version`. Problems go to standard error; exit status 1 on any error.",
+		Example: "  ossiectl compile model.yaml > model.artifact.json\n" +
+			"  ossiectl compile --version-only model.yaml          # sha256:... (what the operator publishes)\n" +
+			"  ossiectl compile shop.sm.yaml --model orders --default-schema analytics",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			arts, err := e.loadFile(args[0], opts)
@@ -58,5 +61,6 @@ func (e *env) compileCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&versionOnly, "version-only", false, "print only the artifact version(s)")
 	cmd.Flags().StringVar(&model, "model", "", "only this model of the file")
 	compileFlags(cmd, &opts)
+	e.gov.register(cmd, false)
 	return cmd
 }

@@ -2,6 +2,7 @@ package ossiectl
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
 )
@@ -26,13 +28,18 @@ func (e *env) queryCmd() *cobra.Command {
 		maxRows int
 		timeout time.Duration
 		opts    compiler.CompileOptions
+		ef      engineFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "query FILE",
-		Short: "Run a metric query on DuckDB and print the answer",
+		Short: "Run a metric query (on DuckDB unless --engine says otherwise) and print the answer",
 		Long: "query plans and runs a metric query through the same code path as the semantic server.\n" +
 			"--duckdb opens a database file (default: in-memory); --load TABLE=FILE first creates a table\n" +
-			"from a Parquet or CSV file. A result cut by --max-rows is reported as truncated.",
+			"from a Parquet or CSV file. With --duckdb, a loaded table is added to that file and --load\n" +
+			"refuses to replace a table or view the file already has. A result cut by --max-rows is\n" +
+			"reported as truncated.\n" +
+			"--engine postgres|trino runs on that engine instead, with the connection string in\n" +
+			"--dsn-env or --dsn-file (never a flag value).",
 		Example: "  ossiectl query flights.yaml --load flights=flights.parquet --load airports=airports.csv \\\n" +
 			"      --metrics flight_count --dimensions origin.state --order-by flight_count:desc --limit 5",
 		Args: exactArgs(1),
@@ -56,9 +63,16 @@ func (e *env) queryCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			c, err := e.gov.caller()
+			if err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			eng, err := openDuckDB(ctx, dbPath, tables)
+			if c != nil { // answer as that caller, as the server does for a token
+				ctx = server.WithIdentity(ctx, &server.Identity{Name: "ossiectl", Roles: c.Roles, Attributes: c.Attributes})
+			}
+			eng, err := ef.open(ctx, dbPath, tables, opts)
 			if err != nil {
 				return err
 			}
@@ -69,7 +83,7 @@ func (e *env) queryCmd() *cobra.Command {
 			}
 			resp, err := srv.Answer(ctx, art.Name, q)
 			if err != nil {
-				return e.reportAnswerError(err)
+				return e.reportAnswerError(err, ef.inMemory(dbPath) && len(tables) == 0)
 			}
 			if err := writeAnswer(e.stdout, format, resp); err != nil {
 				return failf("writing the answer: %v", err)
@@ -84,10 +98,12 @@ func (e *env) queryCmd() *cobra.Command {
 	cmd.Flags().StringVar(&model, "model", "", "model name (required when the file defines several)")
 	cmd.Flags().StringVar(&dbPath, "duckdb", "", "DuckDB database file (default: in-memory)")
 	cmd.Flags().StringArrayVar(&loads, "load", nil, "create `TABLE=FILE` from a Parquet/CSV file before querying (repeatable)")
-	cmd.Flags().StringVar(&format, "format", "table", "output: table, json or csv")
+	cmd.Flags().StringVarP(&format, "format", "f", "table", "output: table, json or csv")
 	cmd.Flags().IntVar(&maxRows, "max-rows", server.DefaultMaxRows, "row cap; more rows are reported as truncated")
 	cmd.Flags().DurationVar(&timeout, "timeout", server.DefaultQueryTimeout, "query time limit")
 	compileFlags(cmd, &opts)
+	ef.register(cmd)
+	e.gov.register(cmd, true)
 	return cmd
 }
 
@@ -119,6 +135,12 @@ func openDuckDB(ctx context.Context, path string, loads []tableLoad) (*duckdb.En
 	if err != nil {
 		return nil, failf("%v", err)
 	}
+	if path != "" {
+		if err := refuseReplace(ctx, eng, path, loads); err != nil {
+			eng.Close()
+			return nil, err
+		}
+	}
 	for _, l := range loads {
 		if err := eng.LoadFile(ctx, l.table, l.file); err != nil {
 			eng.Close()
@@ -128,18 +150,63 @@ func openDuckDB(ctx context.Context, path string, loads []tableLoad) (*duckdb.En
 	return eng, nil
 }
 
+// refuseReplace stops --load from replacing a table or view the database
+// file already holds: LoadFile runs CREATE OR REPLACE TABLE, which inside
+// a user's file would silently destroy real data. New tables are added to
+// the file (that is what --duckdb FILE --load asks for).
+func refuseReplace(ctx context.Context, eng *duckdb.Engine, path string, loads []tableLoad) error {
+	for _, l := range loads {
+		var kind string
+		err := eng.DB().QueryRowContext(ctx,
+			"SELECT table_type FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?", l.table).Scan(&kind)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return failf("--load %s: cannot inspect --duckdb %s: %v", l.table, path, err)
+		}
+		what := "table"
+		if strings.Contains(strings.ToUpper(kind), "VIEW") {
+			what = "view"
+		}
+		return failf("--load %s=%s: --duckdb %s already has a %s %q and --load never replaces it; "+
+			"query that %s without --load, load under another name (and point the model's source at it), or omit --duckdb to load into an in-memory database",
+			l.table, l.file, path, what, l.table, what)
+	}
+	return nil
+}
+
 // reportAnswerError prints a server problem the way validate prints
 // document problems.
-func (e *env) reportAnswerError(err error) error {
+func (e *env) reportAnswerError(err error, inMemory bool) error {
 	var se *server.Error
 	if errors.As(err, &se) {
 		if len(se.Problems) > 0 {
 			printProblems(e.stderr, "query", se.Problems)
 			return failed
 		}
-		return failf("%s %s: %s", se.Code, se.Title, se.Detail)
+		// One shape for every engine problem, as problem lines are
+		// printed: "error OSS5001: engine unavailable: <detail>".
+		msg := fmt.Sprintf("error %s: %s: %s", se.Code, strings.ToLower(se.Title), se.Detail)
+		switch {
+		case errors.Is(err, engine.ErrUnavailable):
+			return &exitError{code: ExitUnreachable, message: msg + "; check that the engine is running and reachable (and the connection string), then retry"}
+		case se.Code == compiler.CodeEngine && inMemory && missingRelation(se.Detail):
+			return failf("%s; the in-memory database is empty: load the model's tables with --load TABLE=FILE (Parquet/CSV), or open a database file with --duckdb FILE", msg)
+		case se.Code == compiler.CodeEngine && missingRelation(se.Detail):
+			return failf("%s; the model's source names a table the database does not have: check the dataset's source (and --default-catalog/--default-schema)", msg)
+		}
+		return failf("%s", msg)
 	}
 	return failf("%v", err)
+}
+
+// missingRelation reports whether an engine message says a table or view
+// does not exist (DuckDB: "Table with name x does not exist"; PostgreSQL:
+// "relation x does not exist"; Trino: "Table x does not exist").
+func missingRelation(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "does not exist") && (strings.Contains(m, "table") || strings.Contains(m, "relation"))
 }
 
 func (e *env) warnTruncated(maxRows int) {

@@ -5,7 +5,8 @@
 //
 // Exit codes: 0 success; 1 problems in the input (invalid documents, bad
 // queries, engine failures); 2 usage errors (unknown command or flag,
-// wrong number of arguments).
+// wrong number of arguments); 3 a service could not be reached (DataHub,
+// a catalog or an engine), so retrying later may succeed.
 package ossiectl
 
 import (
@@ -26,6 +27,9 @@ const (
 	ExitOK       = 0
 	ExitProblems = 1
 	ExitUsage    = 2
+	// ExitUnreachable: a remote service (DataHub, a catalog, an engine)
+	// did not answer; nothing was written.
+	ExitUnreachable = 3
 )
 
 // exitError ends a command with a code. Message (when not empty) is printed
@@ -53,6 +57,7 @@ func usagef(format string, args ...any) error {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	gov            governanceFlags // --governance, --role, --attr (governance.go)
 }
 
 // Do runs ossiectl with args (without the program name) and returns the
@@ -64,9 +69,14 @@ func Do(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
+	}
+	// Usage errors point at the help of the command that refused them.
+	help := "Run 'ossiectl --help' for usage."
+	if cmd != nil && cmd != root {
+		help = "Run '" + cmd.CommandPath() + " --help' for usage and examples."
 	}
 	var xe *exitError
 	if errors.As(err, &xe) {
@@ -74,13 +84,13 @@ func Do(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "ossiectl: "+xe.message)
 		}
 		if xe.code == ExitUsage {
-			fmt.Fprintln(stderr, "Run 'ossiectl --help' for usage.")
+			fmt.Fprintln(stderr, help)
 		}
 		return xe.code
 	}
 	// Anything else comes from cobra itself: unknown command or flag.
 	fmt.Fprintln(stderr, "ossiectl: "+err.Error())
-	fmt.Fprintln(stderr, "Run 'ossiectl --help' for usage.")
+	fmt.Fprintln(stderr, help)
 	return ExitUsage
 }
 
@@ -90,7 +100,20 @@ func (e *env) rootCmd() *cobra.Command {
 		Short: "Validate, compile, plan, query and serve Ossie semantic models",
 		Long: "ossiectl works with Ossie (Apache Ossie, formerly OSI) semantic model documents:\n" +
 			"it validates them, compiles them into versioned artifacts, plans metric queries\n" +
-			"into SQL, runs them on DuckDB and serves the semantic HTTP API locally.",
+			"into SQL, runs them on DuckDB, PostgreSQL or Trino and serves the semantic HTTP API\n" +
+			"locally; init, enrich, migrate, diff and manifest author documents (docs/authoring.md).\n" +
+			"\n" +
+			"Exit status, for every command:\n" +
+			"  0  done\n" +
+			"  1  problems found (invalid document, bad query, engine error, a change needing a human,\n" +
+			"     diff --fail-on matched, credentials refused)\n" +
+			"  2  usage (unknown command or flag, missing argument, bad flag value)\n" +
+			"  3  a service could not be reached (engine, catalog, DataHub); nothing was written,\n" +
+			"     retrying later may succeed",
+		Example: "  ossiectl validate model.yaml\n" +
+			"  ossiectl query model.yaml --load orders=orders.parquet --metrics revenue --dimensions orders.date:month\n" +
+			"  ossiectl init --from engine --engine duckdb --duckdb shop.duckdb -o model.yaml\n" +
+			"  ossiectl <command> --help",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.ArbitraryArgs,
@@ -105,6 +128,8 @@ func (e *env) rootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(e.validateCmd(), e.compileCmd(), e.sqlCmd(), e.queryCmd(), e.serveCmd(), e.versionCmd())
+	root.AddCommand(e.enrichCmd(), e.migrateCmd(), e.diffCmd(), e.manifestCmd())
+	root.AddCommand(e.initCmd())
 	return root
 }
 
@@ -163,12 +188,19 @@ func (e *env) loadFile(name string, opts compiler.CompileOptions) ([]*compiler.A
 	if err != nil {
 		return nil, failf("%v", err)
 	}
-	arts, probs := compiler.Load(data, opts)
+	in, probs := readOssieInput(data) // plain document or SemanticModel manifest
+	if err := e.gov.attach(e, in); err != nil {
+		return nil, err
+	}
+	var arts []*compiler.Artifact
+	if in != nil {
+		arts, probs = in.load(opts)
+	}
 	if probs.HasErrors() {
-		printProblems(e.stderr, displayName(name), probs)
+		e.gov.printProblems(e.stderr, displayName(name), probs)
 		return nil, failed
 	}
-	printProblems(e.stderr, displayName(name), probs) // warnings
+	e.gov.printProblems(e.stderr, displayName(name), probs) // warnings
 	return arts, nil
 }
 

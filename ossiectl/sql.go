@@ -15,7 +15,10 @@ import (
 
 // dialects are the SQL dialects `sql --dialect` can emit.
 var dialects = map[string]dialect.Dialect{
-	"duckdb": dialect.DuckDB,
+	"duckdb":     dialect.DuckDB,
+	"postgres":   dialect.Postgres,
+	"postgresql": dialect.Postgres,
+	"trino":      dialect.Trino,
 }
 
 func dialectNames() string {
@@ -78,8 +81,9 @@ func (e *env) sqlCmd() *cobra.Command {
 	sel.register(cmd)
 	cmd.Flags().StringVar(&model, "model", "", "model name (required when the file defines several)")
 	cmd.Flags().StringVar(&dialect, "dialect", "duckdb", "SQL dialect: "+dialectNames())
-	cmd.Flags().StringVar(&format, "format", "sql", "output: sql (the statement) or json (statement, columns, model version)")
+	cmd.Flags().StringVarP(&format, "format", "f", "sql", "output: sql (the statement) or json (statement, columns, model version)")
 	compileFlags(cmd, &opts)
+	e.gov.register(cmd, true)
 	return cmd
 }
 
@@ -88,7 +92,11 @@ func planQuery(e *env, art *compiler.Artifact, q *plan.Query, d dialect.Dialect)
 	if err != nil {
 		return nil, failf("model %q: %v", art.Name, err)
 	}
-	p, probs := pl.Plan(q, d)
+	c, err := e.gov.caller()
+	if err != nil {
+		return nil, err
+	}
+	p, probs := pl.PlanFor(q, d, c)
 	if probs.HasErrors() || p == nil {
 		printProblems(e.stderr, "query", probs)
 		return nil, failed

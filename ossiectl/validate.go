@@ -40,6 +40,10 @@ func (e *env) validateCmd() *cobra.Command {
 		Long: "validate parses, validates and compiles each document exactly as the operator and the\n" +
 			"server do, and lists every problem as `file:line:col: path: severity CODE message`.\n" +
 			"FILE '-' reads standard input. Exit status 1 when any document has an error.",
+		Example: "  ossiectl validate model.yaml\n" +
+			"  ossiectl validate models/*.yaml shop.sm.yaml     # plain documents and SemanticModel manifests\n" +
+			"  ossiectl validate --format json model.yaml | jq .summary\n" +
+			"  cat model.yaml | ossiectl validate -",
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {
@@ -70,9 +74,12 @@ func (e *env) validateCmd() *cobra.Command {
 				_ = enc.Encode(map[string]any{"documents": reports, "summary": sum})
 			} else {
 				for _, r := range reports {
-					printProblems(e.stdout, r.File, r.Problems)
+					e.gov.printProblems(e.stdout, r.File, r.Problems)
 				}
 				fmt.Fprintln(e.stdout, summaryLine(sum))
+				if hint := migrateHint(reports); hint != "" {
+					fmt.Fprintln(e.stdout, hint)
+				}
 			}
 			if sum.Invalid > 0 {
 				return failed
@@ -80,8 +87,9 @@ func (e *env) validateCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: text or json")
 	compileFlags(cmd, &opts)
+	e.gov.register(cmd, false)
 	return cmd
 }
 
@@ -92,7 +100,18 @@ func (e *env) validateOne(name string, opts compiler.CompileOptions) docReport {
 		r.Problems = append(r.Problems, compiler.Problem{Code: compiler.CodeSyntax, Severity: compiler.SeverityError, Message: "cannot read file: " + err.Error()})
 		return r
 	}
-	parsed, probs := compiler.Parse(data)
+	// A SemanticModel manifest is read through its spec; problems then
+	// carry the manifest's paths (spec....) and positions.
+	in, inProbs := readOssieInput(data)
+	if in == nil {
+		r.Problems = append(r.Problems, inProbs...)
+		return r
+	}
+	if err := e.gov.attach(e, in); err != nil {
+		r.Problems = append(r.Problems, compiler.Problem{Code: compiler.CodeSyntax, Severity: compiler.SeverityError, Path: "governance", Message: err.Error()})
+		return r
+	}
+	parsed, probs := in.parse()
 	if parsed != nil && parsed.Doc != nil {
 		r.Version = parsed.Doc.Version
 	}
@@ -105,6 +124,11 @@ func (e *env) validateOne(name string, opts compiler.CompileOptions) docReport {
 		for _, a := range arts {
 			r.Models = append(r.Models, a.Name)
 		}
+		// Views are planned under their roles as the operator plans them,
+		// so a view it would refuse is refused here.
+		if !more.HasErrors() {
+			probs = append(probs, e.viewProblems(in, parsed, arts)...)
+		}
 	case parsed != nil && parsed.Doc != nil:
 		// The document parsed with errors but was read: validate what was
 		// read too, so one run lists every problem. The verdict (invalid)
@@ -112,10 +136,29 @@ func (e *env) validateOne(name string, opts compiler.CompileOptions) docReport {
 		// are dropped, since they restate the parse error.
 		probs = append(probs, beyondParseErrors(probs, compiler.Validate(parsed))...)
 	}
+	probs = in.remap(probs)
 	probs.Sort()
 	r.Problems = append(r.Problems, probs...)
 	r.Valid = !probs.HasErrors()
 	return r
+}
+
+// viewProblems plans the views of a manifest (spec.views, paths
+// views[i]...) or of the --governance file (paths governance.views[i]...,
+// printed against that file).
+func (e *env) viewProblems(in *ossieInput, parsed *compiler.Parsed, arts []*compiler.Artifact) compiler.Problems {
+	if in.views != nil {
+		return checkViews(viewList(in.views), in.governance, arts)
+	}
+	if parsed.Governance == nil || len(parsed.Governance.Views) == 0 {
+		return nil
+	}
+	probs := checkViews(parsed.Governance.Views, in.governance, arts)
+	for i := range probs {
+		probs[i].Path = "governance." + probs[i].Path
+		probs[i].Line, probs[i].Column = 0, 0
+	}
+	return probs
 }
 
 // beyondParseErrors keeps the validation problems whose path is not at or
@@ -195,4 +238,23 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// migrateHint names the files refused for their version (OSS1006) and the
+// command that moves them to a supported one, or returns "".
+func migrateHint(reports []docReport) string {
+	var files []string
+	for _, r := range reports {
+		for _, p := range r.Problems {
+			if p.Code == compiler.CodeUnsupportedVersion {
+				files = append(files, r.File)
+				break
+			}
+		}
+	}
+	if len(files) == 0 {
+		return ""
+	}
+	latest := ossie.SupportedVersions[len(ossie.SupportedVersions)-1]
+	return fmt.Sprintf("Next: ossiectl migrate --to %s %s", latest, strings.Join(files, " "))
 }

@@ -20,3 +20,10 @@ crd_dir=${1:-config/crd/bases}
 	crd \
 	paths=./api/... \
 	output:crd:artifacts:config="$crd_dir"
+
+# The Helm chart ships the same CRD (charts/ossie/crds; test/chart fails
+# when it differs). Only for the default output, and not in a copy of the
+# module without the chart (api/v1alpha1/crd_test.go runs one).
+if [[ $# -eq 0 && -d charts/ossie/crds ]]; then
+	cp config/crd/bases/*.yaml charts/ossie/crds/
+fi

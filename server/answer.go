@@ -53,15 +53,17 @@ type PlanResponse struct {
 }
 
 // Plan plans q against model for the server's engine dialect (DuckDB when
-// no engine is configured) without running it. Errors are *Error: 404
-// OSS5003 for an unknown model, 400 with every planner problem for a bad
-// query.
+// no engine is configured) without running it, under the Identity of ctx
+// (IdentityFrom; none = ungoverned). Errors are *Error: 404 OSS5003 for
+// an unknown model or one the caller can see nothing of, 400 with every
+// planner problem for a bad query (a member the caller may not read is
+// reported exactly like an unknown one).
 func (s *Server) Plan(ctx context.Context, model string, q *plan.Query) (*plan.Plan, error) {
-	m, perr := s.lookup(model)
+	m, perr := s.lookupFor(ctx, model)
 	if perr != nil {
 		return nil, perr
 	}
-	return s.plan(m, q)
+	return s.plan(ctx, m, q)
 }
 
 func (s *Server) dialect() dialect.Dialect {
@@ -71,11 +73,13 @@ func (s *Server) dialect() dialect.Dialect {
 	return dialect.DuckDB
 }
 
-func (s *Server) plan(m *model, q *plan.Query) (*plan.Plan, error) {
+// plan plans under the caller of ctx: its roles decide the readable
+// members, row filters and masks (plan.PlanFor).
+func (s *Server) plan(ctx context.Context, m *model, q *plan.Query) (*plan.Plan, error) {
 	if q == nil {
 		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "empty query"}})
 	}
-	p, probs := m.planner.Plan(q, s.dialect())
+	p, probs := m.planner.PlanFor(q, s.dialect(), IdentityFrom(ctx).caller())
 	if probs.HasErrors() || p == nil {
 		if len(probs) == 0 {
 			probs = compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "the planner returned no plan"}}
@@ -85,21 +89,22 @@ func (s *Server) plan(m *model, q *plan.Query) (*plan.Plan, error) {
 	return p, nil
 }
 
-// Answer plans q against model, runs it on the engine within the
-// configured query timeout and row cap, and returns the rows. It is the one
-// code path behind the HTTP query endpoint, the demo and `ossiectl query`.
+// Answer plans q against model under the Identity of ctx (IdentityFrom;
+// none = ungoverned), runs it on the engine within the configured query
+// timeout and row cap, and returns the rows. It is the one code path
+// behind the HTTP query endpoint, the demo and `ossiectl query`.
 // Errors are *Error: 404 OSS5003 unknown model; 400 planner problems;
 // 504 OSS5002 timeout (499 when ctx was cancelled by the caller);
 // 503 OSS5001 engine unavailable; 502 OSS5001 any other engine failure,
 // with the engine's client-safe message.
 func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (_ *Response, err error) {
-	m, perr := s.lookup(model)
+	m, perr := s.lookupFor(ctx, model)
 	if perr != nil {
 		return nil, perr
 	}
 	start := time.Now()
 	defer func() { s.metrics.observeQuery(m.art.Name, time.Since(start), err) }()
-	p, err := s.plan(m, q)
+	p, err := s.plan(ctx, m, q)
 	if err != nil {
 		return nil, err
 	}

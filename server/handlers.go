@@ -13,18 +13,17 @@ import (
 )
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
-	c := s.store.snapshot()
-	out := make([]ModelSummary, len(c.names))
-	for i, n := range c.names {
-		out[i] = c.models[n].summary
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"models": out})
+	writeJSON(w, http.StatusOK, map[string]any{"models": s.visibleSummaries(r.Context())})
 }
 
 func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
-	m, err := s.lookup(r.PathValue("model"))
+	m, err := s.lookupFor(r.Context(), r.PathValue("model"))
 	if err != nil {
 		writeProblem(w, r, err)
+		return
+	}
+	if v, _ := m.visibleTo(r.Context()); v.Governed {
+		writeJSON(w, http.StatusOK, governedDetail(m.detail, v))
 		return
 	}
 	writeJSON(w, http.StatusOK, m.detail)
@@ -55,12 +54,12 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 	}
 	// One lookup for the plan and the version reported with it: a version
 	// swapped in meanwhile must not be paired with this plan.
-	m, perr := s.lookup(name)
+	m, perr := s.lookupFor(r.Context(), name)
 	if perr != nil {
 		writeProblem(w, r, perr)
 		return
 	}
-	p, err := s.plan(m, q)
+	p, err := s.plan(r.Context(), m, q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -71,7 +70,7 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 // readQuery checks the model first (an unknown model is 404 whatever the
 // body), then reads at most MaxBodyBytes and parses the query strictly.
 func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) (*plan.Query, *Error) {
-	if _, err := s.lookup(name); err != nil {
+	if _, err := s.lookupFor(r.Context(), name); err != nil {
 		return nil, err
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))

@@ -45,11 +45,29 @@ func FormatProblem(file string, p compiler.Problem) string {
 // yields a *LoadError listing every problem of every file; warnings alone
 // do not fail the load.
 func LoadModelFiles(paths []string, opts compiler.CompileOptions) ([]*compiler.Artifact, error) {
+	return LoadGovernedModelFiles(paths, "", opts)
+}
+
+// LoadGovernedModelFiles is LoadModelFiles with a governance file
+// (compiler.ParseGovernance format: attributes, roles; docs/governance.md)
+// attached to every model file, so their models are governed; "" attaches
+// none. Problems of the governance file (paths starting with
+// "governance") are reported under its name, once per model file it was
+// checked with.
+func LoadGovernedModelFiles(paths []string, governanceFile string, opts compiler.CompileOptions) ([]*compiler.Artifact, error) {
 	var (
 		all    []*compiler.Artifact
 		failed []FileProblems
 		seen   = map[string]string{} // model name → file
 	)
+	var gov []byte
+	if governanceFile != "" {
+		var err error
+		if gov, err = os.ReadFile(governanceFile); err != nil {
+			return nil, &LoadError{Files: []FileProblems{{File: governanceFile, Problems: compiler.Problems{{
+				Code: compiler.CodeSyntax, Severity: compiler.SeverityError, Message: "cannot read file: " + err.Error()}}}}}
+		}
+	}
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -57,9 +75,22 @@ func LoadModelFiles(paths []string, opts compiler.CompileOptions) ([]*compiler.A
 				Code: compiler.CodeSyntax, Severity: compiler.SeverityError, Message: "cannot read file: " + err.Error()}}})
 			continue
 		}
-		arts, probs := compiler.Load(data, opts)
+		arts, probs := compiler.LoadGoverned(data, gov, opts)
 		if probs.HasErrors() {
-			failed = append(failed, FileProblems{File: path, Problems: probs.Errors()})
+			var mine, govs compiler.Problems
+			for _, p := range probs.Errors() {
+				if p.Path == "governance" || strings.HasPrefix(p.Path, "governance.") {
+					govs = append(govs, p)
+				} else {
+					mine = append(mine, p)
+				}
+			}
+			if len(mine) > 0 {
+				failed = append(failed, FileProblems{File: path, Problems: mine})
+			}
+			if len(govs) > 0 {
+				failed = append(failed, FileProblems{File: governanceFile, Problems: govs})
+			}
 			continue
 		}
 		var dup compiler.Problems

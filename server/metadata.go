@@ -25,8 +25,9 @@ type ModelCounts struct {
 
 // ModelDetail is GET /v1/models/{model}: what a client (or an AI agent)
 // needs to ask questions — every dimension with its query name, datatype
-// and time flag, every metric, descriptions and ai_context. Physical
-// sources and expressions stay server-side.
+// and time flag, every metric, descriptions and ai_context; for a governed
+// caller only what its roles may read (governedDetail). Physical sources,
+// expressions and governance rules stay server-side.
 type ModelDetail struct {
 	Name            string            `json:"name"`
 	Version         string            `json:"version"`
@@ -49,7 +50,9 @@ type DatasetInfo struct {
 
 // DimensionInfo is one field usable as a dimension or filter. Name is the
 // query member (`dataset.field`); Grains lists the time grains accepted
-// when IsTime.
+// when IsTime. Masked, set only for a governed caller, is how the caller's
+// roles mask the field's values (null, literal, hash or partial); a masked
+// field is then typed String and is not a time dimension.
 type DimensionInfo struct {
 	Name        string           `json:"name"`
 	Field       string           `json:"field"`
@@ -58,6 +61,7 @@ type DimensionInfo struct {
 	Datatype    string           `json:"datatype,omitempty"`
 	IsTime      bool             `json:"is_time"`
 	Grains      []string         `json:"grains,omitempty"`
+	Masked      string           `json:"masked,omitempty"`
 	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
 }
 

@@ -6,9 +6,14 @@
 //
 // Models come from files compiled at start (local mode, LoadModelFiles) or
 // from published ConfigMaps watched while serving (Kubernetes mode,
-// WatchConfigMaps), held in a Store that swaps versions atomically. Roles (bearer tokens mapped to roles, DESIGN.md section
-// 6) are a later slice; the role will travel in the request context into
-// Answer and Plan, never in the query body.
+// WatchConfigMaps), held in a Store that swaps versions atomically.
+//
+// Callers are authenticated by Config.Auth (bearer tokens from a watched
+// file, a trusted authenticating proxy, or an anonymous role; DESIGN.md
+// section 6) and their Identity travels in the request context into Answer
+// and Plan, never in the query body: queries are planned under the
+// caller's roles and the metadata shows only what they may see.
+// docs/server.md describes the API, authentication and the rules chosen.
 package server
 
 import (
@@ -61,6 +66,11 @@ type Config struct {
 	// collectors on it. Nil: a new registry with the Go and process
 	// collectors.
 	Registry *prometheus.Registry
+	// Auth authenticates every /v1/ request (401 problem otherwise) and
+	// governs it by the caller's roles; its metrics join Registry. Nil:
+	// no authentication, every request ungoverned — for in-process use
+	// and loopback-only serving (see CheckExposure).
+	Auth *Auth
 }
 
 // Server answers metric queries for the models of its Store. Safe for
@@ -116,21 +126,17 @@ func New(cfg Config) (*Server, error) {
 	if err := registerMetrics(cfg.Registry, s.metrics, store); err != nil {
 		return nil, fmt.Errorf("server: metrics: %w", err)
 	}
+	if cfg.Auth != nil {
+		if err := cfg.Registry.Register(cfg.Auth); err != nil {
+			return nil, fmt.Errorf("server: auth metrics: %w", err)
+		}
+	}
 	return s, nil
 }
 
 // Models returns the served artifacts sorted by name.
 func (s *Server) Models() []*compiler.Artifact {
 	return s.store.Models()
-}
-
-func (s *Server) lookup(name string) (*model, *Error) {
-	c := s.store.snapshot()
-	m, ok := c.models[name]
-	if !ok {
-		return nil, unknownModel(name, c.names)
-	}
-	return m, nil
 }
 
 // Ready reports nil when the model source is ready (local mode: at least
@@ -162,7 +168,10 @@ func (s *Server) Ready(ctx context.Context) error {
 //	POST /v1/models/{model}/sql      plan only: SQL and columns
 //	GET  /healthz, /readyz, /openapi.json, /metrics (Prometheus)
 //
-// Unknown paths are 404 and wrong methods 405, both as problem documents.
+// The /v1/ routes need authentication when Config.Auth is set; the probe,
+// metrics and API-description routes never do (they show model names and
+// versions, no members). Unknown paths are 404 and wrong methods 405, both
+// as problem documents.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	route := func(method, path string, h http.HandlerFunc) {
@@ -173,10 +182,10 @@ func (s *Server) Handler() http.Handler {
 			writeProblem(w, r, &Error{Status: http.StatusMethodNotAllowed, Detail: r.Method + " is not allowed here; use " + method})
 		})
 	}
-	route(http.MethodGet, "/v1/models", s.handleList)
-	route(http.MethodGet, "/v1/models/{model}", s.handleDetail)
-	route(http.MethodPost, "/v1/models/{model}/query", s.handleQuery)
-	route(http.MethodPost, "/v1/models/{model}/sql", s.handleSQL)
+	route(http.MethodGet, "/v1/models", s.authed(s.handleList))
+	route(http.MethodGet, "/v1/models/{model}", s.authed(s.handleDetail))
+	route(http.MethodPost, "/v1/models/{model}/query", s.authed(s.handleQuery))
+	route(http.MethodPost, "/v1/models/{model}/sql", s.authed(s.handleSQL))
 	route(http.MethodGet, "/healthz", s.handleHealth)
 	route(http.MethodGet, "/readyz", s.handleReady)
 	route(http.MethodGet, "/openapi.json", handleOpenAPI)
@@ -213,6 +222,8 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
+		info := &requestInfo{}
+		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 		defer func() {
 			if rec := recover(); rec != nil {
 				if rec == http.ErrAbortHandler {
@@ -224,7 +235,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				}
 			}
 			s.metrics.observe(r, sw.status)
-			s.cfg.Logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+			s.cfg.Logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "caller", info.caller, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 		}()
 		next.ServeHTTP(sw, r)
 	})

@@ -584,6 +584,55 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 			t.Errorf("openapi lacks %s %s", method, path)
 		}
 	}
+	// Authentication: the schemes exist, every /v1/ operation documents
+	// 401, and exactly the operational routes opt out of security.
+	var sec struct {
+		Security   []map[string][]string `json:"security"`
+		Components struct {
+			SecuritySchemes map[string]struct {
+				Type   string `json:"type"`
+				Scheme string `json:"scheme"`
+				In     string `json:"in"`
+				Name   string `json:"name"`
+			} `json:"securitySchemes"`
+		} `json:"components"`
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(body, &sec); err != nil {
+		t.Fatal(err)
+	}
+	schemes := sec.Components.SecuritySchemes
+	if b := schemes["bearer"]; b.Type != "http" || b.Scheme != "bearer" {
+		t.Errorf("bearer scheme %+v", b)
+	}
+	if p := schemes["trustedProxy"]; p.Type != "apiKey" || p.In != "header" || p.Name != headerProxySecret {
+		t.Errorf("proxy scheme %+v", p)
+	}
+	if len(sec.Security) != 2 {
+		t.Errorf("top-level security %v", sec.Security)
+	}
+	for path, ops := range sec.Paths {
+		for method, raw := range ops {
+			if method == "parameters" {
+				continue
+			}
+			var op struct {
+				Security  *[]any         `json:"security"`
+				Responses map[string]any `json:"responses"`
+			}
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatalf("%s %s: %v", method, path, err)
+			}
+			open := op.Security != nil && len(*op.Security) == 0
+			if strings.HasPrefix(path, "/v1/") {
+				if open || op.Responses["401"] == nil {
+					t.Errorf("%s %s: open=%v, 401 documented=%v", method, path, open, op.Responses["401"] != nil)
+				}
+			} else if !open {
+				t.Errorf("%s %s should need no credentials", method, path)
+			}
+		}
+	}
 	// Every $ref points at something defined.
 	var all any
 	_ = json.Unmarshal(body, &all)

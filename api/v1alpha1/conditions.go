@@ -32,6 +32,9 @@ const (
 	ReasonNoDrift           = "NoDrift"
 	ReasonDrift             = "Drift"
 	ReasonEngineUnavailable = "EngineUnavailable"
+	// ReasonPermissionDenied: DriftDetected is True because the engine's
+	// user may not read a table the model uses (a missing grant).
+	ReasonPermissionDenied  = "PermissionDenied"
 	ReasonPublished         = "Published"
 	ReasonArtifactTooLarge  = "ArtifactTooLarge"
 	ReasonNameConflict      = "NameConflict"

@@ -22,38 +22,72 @@ type SemanticModelSpec struct {
 	// Views are governed views the operator creates in the engine's view
 	// schema, each planned from a metric query under a role.
 	// +optional
+	// +listType=map
+	// +listMapKey=name
 	Views []View `json:"views,omitzero"`
+	// ViewReclaimPolicy says what happens to the views when the
+	// SemanticModel is deleted: "delete" (default) drops every view the
+	// operator created for it before the resource goes away (a finalizer
+	// holds it until then); "retain" leaves them in the engine, orphaned
+	// (a new SemanticModel of the same name does not adopt them: the
+	// ownership comment names the old one's uid). Empty means "delete".
+	// Views removed from spec.views are dropped under either policy.
+	// +optional
+	// +kubebuilder:validation:Enum=delete;retain
+	ViewReclaimPolicy ViewReclaimPolicy `json:"viewReclaimPolicy,omitempty"`
 	// Governance holds the roles views and queries are planned under.
 	// +optional
 	Governance *Governance `json:"governance,omitempty"`
 }
 
-// View is one governed view: a metric query planned under a role and
-// created as `CREATE OR REPLACE VIEW <view schema>.<name>`.
+// ViewReclaimPolicy is what deleting a SemanticModel does to its views.
+type ViewReclaimPolicy string
+
+// View reclaim policies.
+const (
+	ViewReclaimDelete ViewReclaimPolicy = "delete"
+	ViewReclaimRetain ViewReclaimPolicy = "retain"
+)
+
+// View is one governed view: a metric query (the semantic server's query
+// shape, package compiler/plan, without ordering or paging) planned under
+// a governance role and created as
+// `CREATE OR REPLACE VIEW <view schema>.<name>`. Its columns are the
+// query's result columns, named as the server names them: `dataset.field`,
+// `dataset.field.<grain>` for a time dimension with a grain, then the
+// metric names, in the order written.
 type View struct {
-	// Name of the view inside the configured view schema.
+	// Name of the view inside the configured view schema; it is quoted, so
+	// any characters are kept as written (at most 63 bytes, PostgreSQL's
+	// identifier limit).
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name"`
-	// Role the query is planned under; it must be a governance role.
+	// Role the query is planned under; it must be a governance role. The
+	// view shows only what that role may read: its member access, row
+	// filters and column masks apply.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	Role string `json:"role"`
+	// Model is the semantic_model entry the metrics belong to; it may be
+	// omitted when the document holds one model.
 	// +optional
-	Role string `json:"role,omitempty"`
-	// Query is a metric query in the semantic server's query shape.
+	Model string `json:"model,omitempty"`
+	// Metrics are metric names, one column each.
 	// +required
-	Query ViewQuery `json:"query"`
-}
-
-// ViewQuery is the JSON query body of the semantic server (package
-// compiler/plan, Query), restricted to what a view can hold.
-type ViewQuery struct {
-	// +required
+	// +kubebuilder:validation:MinItems=1
 	Metrics []string `json:"metrics"`
+	// Dimensions group the metrics, one column each.
 	// +optional
 	Dimensions []ViewDimension `json:"dimensions,omitzero"`
+	// Filters restrict the rows, as in a server query. Relative date
+	// ranges ("last 7 days") are refused: a view is created once and
+	// would freeze the date it was planned on.
 	// +optional
 	Filters []ViewFilter `json:"filters,omitzero"`
-	// Timezone is an IANA zone name; empty means UTC.
+	// Timezone is an IANA zone name time grains are computed in; empty
+	// means UTC.
 	// +optional
 	Timezone string `json:"timezone,omitempty"`
 }
@@ -65,6 +99,8 @@ type ViewDimension struct {
 	Field string `json:"field"`
 	// +optional
 	Grain string `json:"grain,omitempty"`
+	// WeekStart "sunday" starts week buckets on Sunday; default ISO
+	// (Monday).
 	// +optional
 	WeekStart string `json:"week_start,omitempty"`
 }
@@ -84,22 +120,6 @@ type ViewFilter struct {
 	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:pruning:PreserveUnknownFields
 	Values []apiextensionsv1.JSON `json:"values,omitzero"`
-}
-
-// Governance holds access rules. It starts with role names and grows with
-// the governance work (row filters, column masks per role).
-type Governance struct {
-	// +optional
-	Roles []Role `json:"roles,omitzero"`
-}
-
-// Role is a named audience queries and views are planned for.
-type Role struct {
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	Name string `json:"name"`
-	// +optional
-	Description string `json:"description,omitempty"`
 }
 
 // SemanticModelStatus is what the operator observed on its last pass.
@@ -156,13 +176,21 @@ type Binding struct {
 	Missing []string `json:"missing,omitempty"`
 }
 
-// ViewStatus is a view the operator created.
+// ViewStatus is a view the operator created and owns in the engine.
 type ViewStatus struct {
+	// Name is the view's name in spec.views.
 	// +required
 	Name string `json:"name"`
-	// Relation is the quoted, schema-qualified view name.
+	// Relation is the quoted, schema-qualified view name as the engine
+	// takes it, e.g. "ossie_views"."flights_by_state".
 	// +optional
 	Relation string `json:"relation,omitempty"`
+	// Role the view is planned under.
+	// +optional
+	Role string `json:"role,omitempty"`
+	// Columns are the view's column names, in order.
+	// +optional
+	Columns []string `json:"columns,omitempty"`
 }
 
 // Problem is one finding of the compiler (compiler.Problem): a stable code

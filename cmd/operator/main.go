@@ -31,8 +31,8 @@ import (
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
-	"github.com/ossie-dev/ossie/engine/duckdb"
-	"github.com/ossie-dev/ossie/engine/postgres"
+	"github.com/ossie-dev/ossie/engine/connect"
+	"github.com/ossie-dev/ossie/internal/buildinfo"
 	"github.com/ossie-dev/ossie/operator"
 )
 
@@ -48,18 +48,18 @@ type config struct {
 	leaderElect                           bool
 	leaderElectionID, leaderElectionNS    string
 	metricsAddr, probeAddr                string
-	verbose                               bool
+	verbose, version                      bool
 }
 
 func parseFlags(args []string) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
-	fs.StringVar(&c.engine, "engine", "duckdb", "SQL engine the models run on: duckdb or postgres")
+	fs.StringVar(&c.engine, "engine", "duckdb", "SQL engine the models run on: duckdb, postgres or trino")
 	fs.StringVar(&c.dsnEnv, "dsn-env", "", "name of the environment variable holding the engine connection string (DuckDB: database file path)")
 	fs.StringVar(&c.dsnFile, "dsn-file", "", "file holding the engine connection string, e.g. a key of a mounted Secret")
 	fs.StringVar(&c.passwordFile, "password-file", "", "postgres: file whose content replaces the connection string's password")
-	fs.StringVar(&c.opts.Compile.DefaultCatalog, "default-catalog", "", "catalog prepended to table sources that name none")
-	fs.StringVar(&c.opts.Compile.DefaultSchema, "default-schema", "", "schema prepended to table sources that name none")
+	fs.StringVar(&c.opts.Compile.DefaultCatalog, "default-catalog", "", "catalog prepended to table sources that name none (trino: also the session catalog)")
+	fs.StringVar(&c.opts.Compile.DefaultSchema, "default-schema", "", "schema prepended to table sources that name none (trino: also the session schema)")
 	fs.StringVar(&c.opts.ViewSchema, "view-schema", "ossie_views", "the one engine schema governed views are created in")
 	fs.IntVar(&c.opts.MaxArtifactBytes, "max-artifact-bytes", operator.DefaultMaxArtifactBytes, "largest compressed artifact published in a ConfigMap, bytes (Kubernetes objects are limited to 1 MiB)")
 	fs.DurationVar(&c.opts.EngineTimeout, "engine-timeout", operator.DefaultEngineTimeout, "time limit of each engine call of the drift check")
@@ -73,20 +73,18 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
 	fs.BoolVar(&c.verbose, "v", false, "debug logging")
+	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if c.version {
+		return c, nil
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if c.dsnEnv != "" && c.dsnFile != "" {
-		return nil, errors.New("give at most one of --dsn-env and --dsn-file")
-	}
-	if c.engine != "duckdb" && c.engine != "postgres" {
-		return nil, fmt.Errorf("--engine=%q: want duckdb or postgres", c.engine)
-	}
-	if c.engine == "postgres" && c.dsnEnv == "" && c.dsnFile == "" {
-		return nil, errors.New("--engine=postgres needs --dsn-env or --dsn-file")
+	if err := c.engineOptions().Check(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -102,28 +100,16 @@ func (c *config) namespaceList() []string {
 	return out
 }
 
+// engineOptions are the engine flags for engine/connect.
+func (c *config) engineOptions() connect.Options {
+	return connect.Options{Engine: c.engine, DSNEnv: c.dsnEnv, DSNFile: c.dsnFile, PasswordFile: c.passwordFile,
+		Catalog: c.opts.Compile.DefaultCatalog, Schema: c.opts.Compile.DefaultSchema}
+}
+
 // openEngine builds the engine from the flags. Errors never quote the
 // connection string.
 func openEngine(ctx context.Context, c *config) (engine.Engine, error) {
-	if c.engine == "postgres" {
-		return postgres.Open(ctx, postgres.Config{DSNEnv: c.dsnEnv, DSNFile: c.dsnFile, PasswordFile: c.passwordFile})
-	}
-	var path string
-	switch {
-	case c.dsnEnv != "":
-		v, ok := os.LookupEnv(c.dsnEnv)
-		if !ok {
-			return nil, fmt.Errorf("environment variable %s is not set", c.dsnEnv)
-		}
-		path = strings.TrimSpace(v)
-	case c.dsnFile != "":
-		b, err := os.ReadFile(c.dsnFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading --dsn-file: %w", err)
-		}
-		path = strings.TrimSpace(string(b))
-	}
-	return duckdb.Open(path)
+	return connect.Open(ctx, c.engineOptions())
 }
 
 func run(args []string) int {
@@ -134,6 +120,10 @@ func run(args []string) int {
 		}
 		fmt.Fprintln(os.Stderr, "operator:", err)
 		return 2
+	}
+	if c.version {
+		fmt.Println("operator", buildinfo.String())
+		return 0
 	}
 	level := slog.LevelInfo
 	if c.verbose {
@@ -149,6 +139,7 @@ func run(args []string) int {
 		return 1
 	}
 	defer eng.Close()
+	c.opts.Compile.Dialect = eng.Dialect() // a function the engine cannot compute fails validation (OSS3008)
 
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/operator"
 )
@@ -27,6 +28,8 @@ func TestFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--engine", "oracle"},
 		{"--engine", "postgres"},
+		{"--engine", "trino"},
+		{"--engine", "trino", "--dsn-env", "A", "--password-file", "p"},
 		{"--dsn-env", "A", "--dsn-file", "b"},
 		{"--dsn", "postgres://u:p@h/db"}, // no flag takes a DSN with its password
 		{"extra"},
@@ -37,14 +40,11 @@ func TestFlags(t *testing.T) {
 	}
 }
 
-func TestOpenDuckDBFromFile(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "x.duckdb")
-	dsnFile := filepath.Join(dir, "dsn")
-	if err := os.WriteFile(dsnFile, []byte(db+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := parseFlags([]string{"--dsn-file", dsnFile})
+// openFromFlags opens the engine the command line args configure; it is
+// closed when the test ends.
+func openFromFlags(t *testing.T, args ...string) engine.Engine {
+	t.Helper()
+	c, err := parseFlags(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,18 @@ func TestOpenDuckDBFromFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
+	t.Cleanup(func() { _ = eng.Close() })
+	return eng
+}
+
+func TestOpenDuckDBFromFile(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "x.duckdb")
+	dsnFile := filepath.Join(dir, "dsn")
+	if err := os.WriteFile(dsnFile, []byte(db+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eng := openFromFlags(t, "--dsn-file", dsnFile)
 	if _, ok := eng.(*duckdb.Engine); !ok {
 		t.Fatalf("engine %T", eng)
 	}

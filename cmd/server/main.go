@@ -10,7 +10,11 @@
 // one serving). The API server connection is --kubeconfig, else in-cluster,
 // else $KUBECONFIG or ~/.kube/config.
 //
-//	server --kube --namespaces team-a,team-b --duckdb /data/warehouse.duckdb
+//	server --kube --namespaces team-a,team-b --duckdb /data/warehouse.duckdb --tokens-file /var/run/secrets/ossie/tokens.yaml
+//
+// Authentication (docs/server.md): --tokens-file, --proxy-secret-file and
+// --anonymous-role; without any of them the server listens only on a
+// loopback --addr unless --no-auth says otherwise on purpose.
 package main
 
 import (
@@ -26,9 +30,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ossie-dev/ossie/compiler"
-	"github.com/ossie-dev/ossie/engine"
-	"github.com/ossie-dev/ossie/engine/duckdb"
-	"github.com/ossie-dev/ossie/engine/postgres"
+	"github.com/ossie-dev/ossie/engine/connect"
+	"github.com/ossie-dev/ossie/internal/buildinfo"
 	"github.com/ossie-dev/ossie/server"
 )
 
@@ -63,35 +66,47 @@ func run(ctx context.Context, args []string) int {
 	fs.Var(&namespaces, "namespaces", "Kubernetes mode: namespaces to watch (repeatable or comma-separated; default all)")
 	kubeconfig := fs.String("kubeconfig", "", "Kubernetes mode: kubeconfig file (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
 	maxArtifact := fs.Int64("max-artifact-bytes", 64<<20, "Kubernetes mode: limit of one artifact bundle, uncompressed, in bytes")
-	engineKind := fs.String("engine", "duckdb", "SQL engine: duckdb or postgres")
+	engineKind := fs.String("engine", "duckdb", "SQL engine: duckdb, postgres or trino")
 	dbPath := fs.String("duckdb", "", "DuckDB database file (default: in-memory)")
-	dsnEnv := fs.String("dsn-env", "", "postgres: name of the environment variable holding the connection string")
-	dsnFile := fs.String("dsn-file", "", "postgres: file holding the connection string (e.g. a mounted Secret key)")
+	dsnEnv := fs.String("dsn-env", "", "postgres, trino: name of the environment variable holding the connection string")
+	dsnFile := fs.String("dsn-file", "", "postgres, trino: file holding the connection string (e.g. a mounted Secret key)")
 	passwordFile := fs.String("password-file", "", "postgres: file holding the password, when the connection string has none")
 	addr := fs.String("addr", ":8080", "listen address")
 	maxRows := fs.Int("max-rows", server.DefaultMaxRows, "row cap per answer")
 	timeout := fs.Duration("query-timeout", server.DefaultQueryTimeout, "time limit per query")
 	maxBody := fs.Int64("max-body-bytes", server.DefaultMaxBodyBytes, "request body limit in bytes")
-	catalog := fs.String("default-catalog", "", "local mode: catalog prepended to table sources that name none")
-	schema := fs.String("default-schema", "", "local mode: schema prepended to table sources that name none")
+	catalog := fs.String("default-catalog", "", "catalog prepended to table sources that name none (local mode); trino: the session catalog")
+	schema := fs.String("default-schema", "", "schema prepended to table sources that name none (local mode); trino: the session schema")
+	governance := fs.String("governance", "", "local mode: governance file (roles, row filters, masks; docs/governance.md) applied to every model file")
+	var auth server.AuthFlags
+	auth.Register(fs)
+	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if *version {
+		fmt.Println("server", buildinfo.String())
+		return 0
+	}
+	engineOpts := connect.Options{Engine: *engineKind, DuckDBPath: *dbPath, DSNEnv: *dsnEnv, DSNFile: *dsnFile,
+		PasswordFile: *passwordFile, Catalog: *catalog, Schema: *schema}
 	var usage string
 	switch {
 	case fs.NArg() > 0:
 		usage = "no positional arguments are taken"
-	case *kube && len(models) > 0:
-		usage = "--models (local mode) and --kube (Kubernetes mode) are exclusive"
+	case *kube && (len(models) > 0 || *governance != ""):
+		usage = "--models and --governance (local mode) and --kube (Kubernetes mode) are exclusive"
 	case !*kube && len(models) == 0:
 		usage = "--models FILE (local mode) or --kube (Kubernetes mode) is required"
 	case !*kube && (len(namespaces) > 0 || *kubeconfig != ""):
 		usage = "--namespaces and --kubeconfig need --kube"
-	case *engineKind != "duckdb" && *engineKind != "postgres":
-		usage = "--engine must be duckdb or postgres"
-	case *engineKind == "postgres" && *dsnEnv == "" && *dsnFile == "":
+	case engineOpts.Check() != nil:
 		// Never a DSN flag: it would show the password in ps and logs.
-		usage = "--engine=postgres needs --dsn-env or --dsn-file"
+		usage = engineOpts.Check().Error()
+	default:
+		if err := auth.Check(*addr); err != nil {
+			usage = err.Error()
+		}
 	}
 	if usage != "" {
 		fmt.Fprintln(os.Stderr, "server: "+usage)
@@ -102,20 +117,14 @@ func run(ctx context.Context, args []string) int {
 
 	cfg := server.Config{MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log}
 	if !*kube {
-		arts, err := server.LoadModelFiles(models, compiler.CompileOptions{DefaultCatalog: *catalog, DefaultSchema: *schema})
+		arts, err := server.LoadGovernedModelFiles(models, *governance, compiler.CompileOptions{DefaultCatalog: *catalog, DefaultSchema: *schema})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		cfg.Models = arts
 	}
-	var eng engine.Engine
-	var err error
-	if *engineKind == "postgres" {
-		eng, err = postgres.Open(ctx, postgres.Config{DSNEnv: *dsnEnv, DSNFile: *dsnFile, PasswordFile: *passwordFile})
-	} else {
-		eng, err = duckdb.Open(*dbPath)
-	}
+	eng, err := connect.Open(ctx, engineOpts)
 	if err != nil {
 		log.Error("cannot open the engine", "engine", *engineKind, "error", err)
 		return 1
@@ -125,6 +134,10 @@ func run(ctx context.Context, args []string) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if cfg.Auth, err = auth.Open(ctx, log); err != nil {
+		log.Error("cannot configure authentication", "error", err)
+		return 1
+	}
 	if *kube {
 		restCfg, err := server.KubeRESTConfig(*kubeconfig)
 		if err != nil {

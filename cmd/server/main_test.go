@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +17,7 @@ import (
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/servertest"
 )
 
 func TestRunRefusesBadStarts(t *testing.T) {
@@ -33,13 +30,28 @@ func TestRunRefusesBadStarts(t *testing.T) {
 		{[]string{"--models", "../../server/testdata/shop.yaml", "extra"}, 2},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--kube"}, 2},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--namespaces", "a"}, 2},
-		{[]string{"--models", "../../server/testdata/broken.yaml,../../server/testdata/badversion.yaml"}, 1},
-		{[]string{"--models", "../../server/testdata/shop.yaml", "--duckdb", t.TempDir() + "/no/such/dir/x.duckdb"}, 1},
-		{[]string{"--models", "../../server/testdata/shop.yaml", "--addr", "256.0.0.1:bad"}, 1},
-		{[]string{"--kube", "--kubeconfig", t.TempDir() + "/no-such-kubeconfig"}, 1},
+		{[]string{"--models", "../../server/testdata/broken.yaml,../../server/testdata/badversion.yaml", "--no-auth"}, 1},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--no-auth", "--duckdb", t.TempDir() + "/no/such/dir/x.duckdb"}, 1},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--no-auth", "--addr", "256.0.0.1:bad"}, 1},
+		{[]string{"--kube", "--addr", "127.0.0.1:0", "--kubeconfig", t.TempDir() + "/no-such-kubeconfig"}, 1},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "oracle"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "trino"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "trino", "--dsn-env", "A", "--duckdb", "x.duckdb"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "trino", "--dsn-file", t.TempDir() + "/missing", "--addr", "127.0.0.1:0"}, 1},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "postgres"}, 2},
-		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "postgres", "--dsn-file", t.TempDir() + "/missing"}, 1},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--no-auth", "--engine", "postgres", "--dsn-file", t.TempDir() + "/missing"}, 1},
+		// Authentication: none configured is loopback-only; --no-auth is
+		// exclusive; a missing or broken credentials file stops the start.
+		{[]string{"--models", "../../server/testdata/shop.yaml"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--addr", "0.0.0.0:0"}, 2},
+		{[]string{"--kube", "--addr", ":0"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--no-auth", "--anonymous-role", "x"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--tokens-file", t.TempDir() + "/missing.yaml"}, 1},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--proxy-secret-file", "../../server/testdata/shop.yaml", "--tokens-file", "../../server/testdata/shop.yaml"}, 1},
+		// Governance: local mode only; a missing or invalid file stops the start.
+		{[]string{"--kube", "--governance", "../../server/testdata/shop.governance.yaml", "--addr", "127.0.0.1:0"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--governance", t.TempDir() + "/none.yaml", "--addr", "127.0.0.1:0"}, 1},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--governance", "../../server/testdata/shop.yaml", "--addr", "127.0.0.1:0"}, 1},
 	} {
 		if got := run(context.Background(), tc.args); got != tc.code {
 			t.Errorf("run(%q) = %d, want %d", tc.args, got, tc.code)
@@ -109,16 +121,9 @@ func TestKubeMode(t *testing.T) {
 		}
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"--kube", "--kubeconfig", kubeconfig, "--namespaces", "watched", "--addr", addr})
-	}()
+	srv := servertest.Start(t, func(addr string) int {
+		return run(ctx, []string{"--kube", "--kubeconfig", kubeconfig, "--namespaces", "watched", "--addr", addr})
+	})
 
 	var ready struct {
 		Ready  bool `json:"ready"`
@@ -127,46 +132,51 @@ func TestKubeMode(t *testing.T) {
 			Source  string `json:"source"`
 		} `json:"models"`
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/readyz")
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == 200 && json.Unmarshal(body, &ready) == nil && len(ready.Models) > 0 {
-				break
-			}
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("server exited with %d", code)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("not ready with the published model within 30s")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	srv.WaitReady(t, func() bool {
+		code, body := srv.Call("GET", "/readyz", "", "")
+		return code == 200 && json.Unmarshal([]byte(body), &ready) == nil && len(ready.Models) > 0
+	})
 	if len(ready.Models) != 1 || ready.Models["shop"].Source != "configmap watched/ossie-shop" || ready.Models["shop"].Version != arts[0].Version {
 		t.Errorf("readyz models %+v", ready.Models)
 	}
-	resp, err := http.Post("http://"+addr+"/v1/models/shop/sql", "application/json", strings.NewReader(`{"metrics":["revenue"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "SUM(") {
-		t.Errorf("sql: %d %s", resp.StatusCode, body)
+	if code, body := srv.Call("POST", "/v1/models/shop/sql", `{"metrics":["revenue"]}`, ""); code != 200 || !strings.Contains(body, "SUM(") {
+		t.Errorf("sql: %d %s", code, body)
 	}
 
 	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit code %d after cancel", code)
-		}
-	case <-time.After(40 * time.Second):
-		t.Fatal("server did not stop")
+	if code := srv.Exit(t); code != 0 {
+		t.Errorf("exit code %d after cancel", code)
+	}
+}
+
+// TestLocalModeAuthenticated serves a governed model behind a tokens file
+// through run: no token is 401, a token plans under its role (the SQL
+// carries its row filter, the metadata lacks its hidden metric).
+func TestLocalModeAuthenticated(t *testing.T) {
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens.yaml")
+	const token = "cmd-server-test-token-0123456789"
+	if err := os.WriteFile(tokens, []byte("tokens:\n  - {name: ca, token: "+token+", roles: [state_analyst], attributes: {state: CA}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := servertest.Start(t, func(addr string) int {
+		return run(ctx, []string{"--models", "../../server/testdata/shop.yaml", "--governance", "../../server/testdata/shop.governance.yaml",
+			"--tokens-file", tokens, "--addr", addr})
+	})
+	srv.WaitServing(t)
+	if code, body := srv.Call("GET", "/v1/models/shop", "", ""); code != 401 || !strings.Contains(body, "OSS5005") {
+		t.Errorf("no token: %d %s", code, body)
+	}
+	if code, body := srv.Call("GET", "/v1/models/shop", "", token); code != 200 || strings.Contains(body, "avg_amount") || !strings.Contains(body, "revenue") {
+		t.Errorf("detail under the role: %d %s", code, body)
+	}
+	if code, body := srv.Call("POST", "/v1/models/shop/sql", `{"metrics":["revenue"],"dimensions":["customers.state"]}`, token); code != 200 || !strings.Contains(body, `'CA'`) || !strings.Contains(body, `'returned'`) {
+		t.Errorf("sql under the role: %d %s", code, body)
+	}
+	cancel()
+	if code := srv.Exit(t); code != 0 {
+		t.Errorf("exit code %d after cancel", code)
 	}
 }

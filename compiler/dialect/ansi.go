@@ -41,6 +41,8 @@ func (a ansi) AtTimeZone(x, tz string) string {
 
 func (ansi) Func(name string, args []string) (string, bool) { return "", false }
 
+func (ansi) Support(name string, args []string) Support { return supported }
+
 func (ansi) LimitOffset(limit, offset int) string {
 	var b strings.Builder
 	if limit >= 0 {

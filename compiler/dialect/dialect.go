@@ -42,9 +42,17 @@ type Dialect interface {
 	// the IANA zone tz (a quoted literal is produced inside).
 	AtTimeZone(x, tz string) string
 	// Func renders a call of an Ossie function whose spelling differs on this
-	// engine (YEAR, DATEADD, DATEDIFF, MEDIAN, IFF, ...). ok=false means the
-	// generic NAME(args) spelling is right.
+	// engine (YEAR, DATEADD, DATEDIFF, MEDIAN, IFF, ...). name is canonical
+	// upper case; PERCENTILE_CONT/DISC get (fraction, ordered value); the
+	// operators || and % come as "||" and "%" with their two operands.
+	// ok=false means the generic NAME(args) spelling is right.
 	Func(name string, args []string) (sql string, ok bool)
+	// Support says whether this engine computes name(args) exactly,
+	// approximately or not at all (args rendered as for Func; TRY_CAST gets
+	// the value and the engine's type name). Render refuses Unsupported
+	// calls with an *UnsupportedError, which compiling for this engine
+	// reports as OSS3008.
+	Support(name string, args []string) Support
 	// FileSource renders a data file (Parquet, CSV) as a FROM item; ok=false
 	// when the engine cannot read files directly.
 	FileSource(path string) (sql string, ok bool)

@@ -32,12 +32,33 @@ func (duckDB) Func(name string, a []string) (string, bool) {
 	switch name {
 	case "DATEADD":
 		if len(a) == 3 {
-			return fmt.Sprintf("(%s + INTERVAL (%s) %s)", a[2], a[1], a[0]), true
+			if unit, ok := intervalUnits[strings.ToUpper(a[0])]; ok {
+				return fmt.Sprintf("(%s + (%s) * INTERVAL '%s')", a[2], a[1], unit), true
+			}
 		}
 	case "DATEDIFF":
 		if len(a) == 3 {
-			return fmt.Sprintf("date_diff('%s', %s, %s)", strings.ToLower(a[0]), a[1], a[2]), true
+			part := strings.ToUpper(a[0])
+			switch part {
+			case "WEEK":
+				// Week boundaries (Mondays) crossed; DuckDB's own week
+				// difference is whole days / 7.
+				return fmt.Sprintf("date_diff('week', date_trunc('week', %s), date_trunc('week', %s))", a[1], a[2]), true
+			case "DAYOFWEEK", "DAYOFYEAR":
+				part = "DAY"
+			}
+			return fmt.Sprintf("date_diff('%s', %s, %s)", strings.ToLower(part), a[1], a[2]), true
 		}
+	case "REPLACE":
+		if len(a) == 2 {
+			return fmt.Sprintf("replace(%s, %s, '')", a[0], a[1]), true
+		}
+	case "CHARINDEX":
+		if len(a) == 3 {
+			return charIndexFrom(a[0], a[1], a[2]), true
+		}
+	case "REGEXP_REPLACE":
+		return regexpReplaceAll(a)
 	case "STARTSWITH":
 		return "starts_with(" + strings.Join(a, ", ") + ")", true
 	case "ENDSWITH":
@@ -80,6 +101,40 @@ func (duckDB) Func(name string, a []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Support: DuckDB runs every function of the language; its APPROX_*
+// functions are sketches (HyperLogLog, t-digest).
+func (duckDB) Support(name string, a []string) Support {
+	switch name {
+	case "APPROX_COUNT_DISTINCT":
+		return Support{Approximate, "HyperLogLog estimate (approx_count_distinct)"}
+	case "APPROX_PERCENTILE":
+		return Support{Approximate, "t-digest estimate (approx_quantile)"}
+	}
+	return supported
+}
+
+// regexpReplaceAll is REGEXP_REPLACE(s, pattern, replacement[, flags])
+// for engines whose regexp_replace takes a flags string (DuckDB,
+// PostgreSQL): every match is replaced, as the language says ("replace
+// matches"), where these engines replace the first one unless told 'g'.
+// ok is false for another number of arguments.
+func regexpReplaceAll(a []string) (sql string, ok bool) {
+	switch len(a) {
+	case 3:
+		return fmt.Sprintf("regexp_replace(%s, %s, %s, 'g')", a[0], a[1], a[2]), true
+	case 4:
+		return fmt.Sprintf("regexp_replace(%s, %s, %s, %s || 'g')", a[0], a[1], a[2], a[3]), true
+	}
+	return "", false
+}
+
+// charIndexFrom is CHARINDEX(needle, haystack, start): the position counted
+// from the start of haystack, 0 when needle does not occur at or after
+// start, NULL when an argument is NULL. Plain SQL every engine reads.
+func charIndexFrom(needle, hay, start string) string {
+	return fmt.Sprintf("CASE WHEN strpos(substr(%[2]s, %[3]s), %[1]s) > 0 THEN strpos(substr(%[2]s, %[3]s), %[1]s) + (%[3]s) - 1 WHEN strpos(substr(%[2]s, %[3]s), %[1]s) = 0 THEN 0 END", needle, hay, start)
 }
 
 // AtTimeZone uses DuckDB's timezone(zone, timestamptz) which returns the

@@ -65,8 +65,8 @@ var intervalUnits = map[string]string{
 // that every engine gives the same answer:
 //   - date parts are integers: SECOND drops the fraction, MILLISECOND is
 //     seconds*1000 + milliseconds, DAYOFWEEK is 0 (Sunday) to 6;
-//   - DATEDIFF counts part boundaries crossed (month of Jan 31 → Feb 1 is 1),
-//     except WEEK, which is whole days / 7 truncated toward zero;
+//   - DATEDIFF counts part boundaries crossed (month of Jan 31 → Feb 1 is 1,
+//     week of Sunday → Monday is 1), as Snowflake does;
 //   - REGEXP_EXTRACT returns ” when nothing matches;
 //   - TRY_CAST is emulated for text, integer, numeric, floating, boolean
 //     and DATE targets (a CASE that validates the text before casting);
@@ -110,9 +110,25 @@ func (p postgres) Func(name string, a []string) (string, bool) {
 		}
 	case "CHARINDEX":
 		if len(a) == 3 {
-			// CHARINDEX(needle, haystack, start): position counted from the
-			// start of haystack, 0 when absent.
-			return fmt.Sprintf("CASE WHEN strpos(substr(%[2]s, %[3]s), %[1]s) > 0 THEN strpos(substr(%[2]s, %[3]s), %[1]s) + (%[3]s) - 1 ELSE 0 END", a[0], a[1], a[2]), true
+			return charIndexFrom(a[0], a[1], a[2]), true
+		}
+	case "REGEXP_REPLACE":
+		return regexpReplaceAll(a)
+	case "MOD", "%":
+		// PostgreSQL has mod() and % for integers and NUMERIC only, and
+		// raises division_by_zero where DuckDB answers NULL.
+		if len(a) == 2 {
+			return fmt.Sprintf("mod(CAST(%s AS NUMERIC), NULLIF(CAST(%s AS NUMERIC), 0))", a[0], a[1]), true
+		}
+	case "PERCENTILE_CONT", "PERCENTILE_DISC":
+		if len(a) == 2 {
+			return fmt.Sprintf("%s(%s) WITHIN GROUP (ORDER BY %s)", strings.ToLower(name), a[0], a[1]), true
+		}
+	case "TO_CHAR":
+		if len(a) == 2 {
+			if f, ok := pgTemplate(a[1]); ok {
+				return fmt.Sprintf("to_char(%s, %s)", a[0], p.QuoteString(f)), true
+			}
 		}
 	case "REGEXP_LIKE":
 		if len(a) == 2 {
@@ -123,9 +139,9 @@ func (p postgres) Func(name string, a []string) (string, bool) {
 		// group g of the pattern is element g+1 of regexp_match.
 		switch len(a) {
 		case 2:
-			return fmt.Sprintf("COALESCE((regexp_match(%s, '(' || %s || ')'))[1], '')", a[0], a[1]), true
+			return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE((regexp_match(%[1]s, '(' || %[2]s || ')'))[1], '') END", a[0], a[1]), true
 		case 3:
-			return fmt.Sprintf("COALESCE((regexp_match(%s, '(' || %s || ')'))[(%s) + 1], '')", a[0], a[1], a[2]), true
+			return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE((regexp_match(%[1]s, '(' || %[2]s || ')'))[(%[3]s) + 1], '') END", a[0], a[1], a[2]), true
 		}
 	case "REPLACE":
 		if len(a) == 2 {
@@ -178,6 +194,28 @@ func (p postgres) Func(name string, a []string) (string, bool) {
 	return "", false
 }
 
+// Support: PostgreSQL computes APPROX_* exactly (it has no sketches
+// built in); it cannot TRY_CAST to TIME or TIMESTAMP (no error-free cast
+// before PostgreSQL 16, and no emulation here) nor read a format string
+// that has no template equivalent.
+func (postgres) Support(name string, a []string) Support {
+	switch name {
+	case "TRY_CAST":
+		if len(a) == 2 {
+			if _, ok := tryCast(a[0], a[1]); !ok {
+				return Support{Unsupported, "TRY_CAST to " + a[1] + " has no error-free form on PostgreSQL (TEXT, integers, NUMERIC, DOUBLE, BOOLEAN and DATE do)"}
+			}
+		}
+	case "TO_DATE", "TO_TIMESTAMP", "TO_CHAR":
+		if len(a) == 2 {
+			if _, ok := pgTemplate(a[1]); !ok {
+				return Support{Unsupported, "the format must be a string literal of strftime specifiers %Y %y %m %d %H %I %M %S %f %j %p %b %B %a %A"}
+			}
+		}
+	}
+	return supported
+}
+
 // datePart reads a date part given as a bare word (YEAR) or as the quoted
 // string the renderer makes for DATE_PART ('year').
 func datePart(s string) (string, bool) {
@@ -205,7 +243,8 @@ func dateDiff(part, a, b string) string {
 	case "MONTH":
 		return fmt.Sprintf("CAST((EXTRACT(YEAR FROM %[2]s) * 12 + EXTRACT(MONTH FROM %[2]s)) - (EXTRACT(YEAR FROM %[1]s) * 12 + EXTRACT(MONTH FROM %[1]s)) AS BIGINT)", a, b)
 	case "WEEK":
-		return fmt.Sprintf("CAST((CAST(%s AS DATE) - CAST(%s AS DATE)) / 7 AS BIGINT)", b, a)
+		// Week boundaries (Mondays) crossed.
+		return fmt.Sprintf("CAST((CAST(date_trunc('week', CAST(%s AS TIMESTAMP)) AS DATE) - CAST(date_trunc('week', CAST(%s AS TIMESTAMP)) AS DATE)) / 7 AS BIGINT)", b, a)
 	case "DAY", "DAYOFWEEK", "DAYOFYEAR":
 		return fmt.Sprintf("CAST(CAST(%s AS DATE) - CAST(%s AS DATE) AS BIGINT)", b, a)
 	}

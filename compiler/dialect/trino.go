@@ -13,10 +13,11 @@ import (
 // Planned SQL assumes the session time zone is UTC (the Trino engine sets
 // it): AT TIME ZONE on a plain TIMESTAMP interprets it in the session zone.
 //
-// MEDIAN is exact: Trino has no exact median aggregate (approx_percentile
-// is a sketch whose answer may differ from DuckDB's), so MEDIAN sorts the
-// group's values with array_agg and interpolates the middle two, as DuckDB
-// does. It holds a group's values in memory, like any exact median.
+// MEDIAN and PERCENTILE_CONT/DISC are exact: Trino has no exact percentile
+// aggregate (approx_percentile is a sketch whose answer may differ from
+// DuckDB's), so they sort the group's values with array_agg and pick or
+// interpolate as SQL:2003 defines. They hold a group's values in memory,
+// like any exact percentile.
 var Trino Dialect = trino{}
 
 type trino struct{ ansi }
@@ -56,22 +57,46 @@ func (trino) LimitOffset(limit, offset int) string {
 	return b.String()
 }
 
-// trinoParts renders one date part of x as an integer with DuckDB's
-// numbering: DAYOFWEEK is 0 (Sunday) to 6 while Trino's day_of_week is ISO
-// 1 (Monday) to 7, and MILLISECOND counts the seconds too while Trino's
-// millisecond() is only the fraction.
-var trinoParts = map[string]string{
-	"YEAR": "year(%s)", "QUARTER": "quarter(%s)", "MONTH": "month(%s)",
-	"WEEK": "week(%s)", "DAY": "day(%s)", "DAYOFWEEK": "(day_of_week(%s) %% 7)",
-	"DAYOFYEAR": "day_of_year(%s)", "HOUR": "hour(%s)", "MINUTE": "minute(%s)",
-	"SECOND": "second(%[1]s)", "MILLISECOND": "(second(%[1]s) * 1000 + millisecond(%[1]s))",
+// DateTrunc casts to TIMESTAMP(6) for sub-day grains: Trino's date_trunc
+// refuses 'hour' on a DATE, where DuckDB and PostgreSQL give midnight.
+func (t trino) DateTrunc(g Grain, x string) string {
+	if g == Hour {
+		x = "CAST(" + x + " AS TIMESTAMP(6))"
+	}
+	return t.ansi.DateTrunc(g, x)
 }
 
-// trinoUnits are the date_add / date_diff / date_trunc units for a part.
+// trinoParts renders one date part of x as an integer with DuckDB's
+// numbering: DAYOFWEEK is 0 (Sunday) to 6 while Trino's DOW is ISO 1
+// (Monday) to 7, and MILLISECOND counts the seconds too while Trino's
+// millisecond() is only the fraction. Spellings are chosen that DuckDB
+// reads with the same meaning where Trino allows (EXTRACT(DOW ...) % 7 is
+// 0..6 from Sunday on both), so the Trino protocol test server agrees.
+var trinoParts = map[string]string{
+	"YEAR": "year(%s)", "QUARTER": "quarter(%s)", "MONTH": "month(%s)",
+	"WEEK": "week(%s)", "DAY": "day(%s)", "DAYOFWEEK": "(EXTRACT(DOW FROM %s) %% 7)",
+	"DAYOFYEAR": "EXTRACT(DOY FROM %s)", "HOUR": "hour(%s)", "MINUTE": "minute(%s)",
+	"SECOND":      "second(%s)",
+	"MILLISECOND": "date_diff('millisecond', date_trunc('minute', CAST(%[1]s AS TIMESTAMP(6))), CAST(%[1]s AS TIMESTAMP(6)))",
+}
+
+// trinoUnits are the date_diff / date_trunc units for a part.
 var trinoUnits = map[string]string{
 	"YEAR": "year", "QUARTER": "quarter", "MONTH": "month", "WEEK": "week",
 	"DAY": "day", "DAYOFWEEK": "day", "DAYOFYEAR": "day", "HOUR": "hour",
 	"MINUTE": "minute", "SECOND": "second", "MILLISECOND": "millisecond",
+}
+
+// trinoIntervals spell one unit of a date part as a Trino interval literal.
+// The value is cast to TIMESTAMP(6) first: Trino refuses hours on a DATE,
+// and DATEADD returns a timestamp on every engine (DuckDB and PostgreSQL
+// answer DATE + INTERVAL with one). MILLISECOND uses date_add (no interval
+// literal has that unit).
+var trinoIntervals = map[string]string{
+	"YEAR": "INTERVAL '1' YEAR", "QUARTER": "INTERVAL '3' MONTH", "MONTH": "INTERVAL '1' MONTH",
+	"WEEK": "INTERVAL '7' DAY", "DAY": "INTERVAL '1' DAY", "DAYOFWEEK": "INTERVAL '1' DAY",
+	"DAYOFYEAR": "INTERVAL '1' DAY", "HOUR": "INTERVAL '1' HOUR", "MINUTE": "INTERVAL '1' MINUTE",
+	"SECOND": "INTERVAL '1' SECOND",
 }
 
 // trinoPart reads a date part given as a bare word (YEAR) or as the quoted
@@ -85,11 +110,18 @@ func trinoPart(s string) (string, bool) {
 // Func maps the Ossie functions whose Trino spelling or semantics differ.
 // Native spellings that already agree (regexp_like, regexp_count,
 // approx_percentile, try_cast, strpos, log(b, x), replace(s, from)) keep
-// ok=false. Deliberate choices:
-//   - DATEDIFF counts part boundaries crossed, like DuckDB; Trino's
-//     date_diff counts whole elapsed units, so both sides are truncated to
-//     the part first (WEEK is whole days / 7, truncated toward zero);
-//   - REGEXP_EXTRACT returns ” when nothing matches (Trino: NULL);
+// ok=false. Deliberate choices (docs/engine-support.md):
+//   - DATEDIFF counts part boundaries crossed, like DuckDB and Snowflake;
+//     Trino's date_diff counts whole elapsed units, so both sides are
+//     truncated to the part first (weeks start on Monday);
+//   - DATE_TRUNC and DATEADD work on TIMESTAMP(6), so they return a
+//     timestamp as on DuckDB and PostgreSQL, and 'hour' on a DATE is midnight;
+//   - CONCAT skips NULLs and || casts its operands to VARCHAR, GREATEST and
+//     LEAST ignore NULLs (Trino: NULL if any argument is NULL);
+//   - MEDIAN and PERCENTILE_CONT/DISC are exact (sorted array_agg), not
+//     approx_percentile;
+//   - REGEXP_EXTRACT returns ” when nothing matches (Trino: NULL), and
+//     REGEXP_REPLACE's \N group references become Trino's $N;
 //   - LOG(x) is base 10 (Trino's log needs a base);
 //   - TO_DATE/TO_TIMESTAMP/TO_CHAR formats are strftime (DuckDB) and are
 //     translated to the MySQL-style specifiers of date_parse/date_format.
@@ -105,17 +137,50 @@ func (t trino) Func(name string, a []string) (string, bool) {
 				return fmt.Sprintf(trinoParts[part], a[1]), true
 			}
 		}
+	case "DATE_TRUNC":
+		if len(a) == 2 {
+			return fmt.Sprintf("date_trunc(%s, CAST(%s AS TIMESTAMP(6)))", a[0], a[1]), true
+		}
 	case "DATEADD":
 		if len(a) == 3 {
-			if part, ok := trinoPart(a[0]); ok {
-				return fmt.Sprintf("date_add('%s', %s, %s)", trinoUnits[part], a[1], a[2]), true
+			part, ok := trinoPart(a[0])
+			if !ok {
+				break
 			}
+			if part == "MILLISECOND" {
+				return fmt.Sprintf("date_add('millisecond', %s, CAST(%s AS TIMESTAMP(6)))", a[1], a[2]), true
+			}
+			return fmt.Sprintf("(CAST(%s AS TIMESTAMP(6)) + (%s) * %s)", a[2], a[1], trinoIntervals[part]), true
 		}
 	case "DATEDIFF":
 		if len(a) == 3 {
 			if part, ok := trinoPart(a[0]); ok {
 				return trinoDateDiff(part, a[1], a[2]), true
 			}
+		}
+	case "||":
+		if len(a) == 2 {
+			return fmt.Sprintf("(CAST(%s AS VARCHAR) || CAST(%s AS VARCHAR))", a[0], a[1]), true
+		}
+	case "CONCAT":
+		parts := make([]string, len(a))
+		for i, x := range a {
+			parts[i] = "COALESCE(CAST(" + x + " AS VARCHAR), '')"
+		}
+		return "(" + strings.Join(parts, " || ") + ")", true
+	case "GREATEST", "LEAST":
+		return nullSkipping(strings.ToLower(name), a), true
+	case "LEFT":
+		if len(a) == 2 {
+			return fmt.Sprintf("substr(%s, 1, %s)", a[0], a[1]), true
+		}
+	case "RIGHT":
+		if len(a) == 2 {
+			return fmt.Sprintf("CASE WHEN (%[2]s) <= 0 THEN '' ELSE substr(%[1]s, greatest(length(%[1]s) - (%[2]s) + 1, 1)) END", a[0], a[1]), true
+		}
+	case "SPLIT_PART":
+		if len(a) == 3 {
+			return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[2]s IS NULL OR %[3]s IS NULL THEN NULL ELSE COALESCE(split_part(%[1]s, %[2]s, %[3]s), '') END", a[0], a[1], a[2]), true
 		}
 	case "STARTSWITH":
 		if len(a) == 2 {
@@ -135,14 +200,43 @@ func (t trino) Func(name string, a []string) (string, bool) {
 		}
 	case "CHARINDEX":
 		if len(a) == 3 {
-			return fmt.Sprintf("CASE WHEN strpos(substr(%[2]s, %[3]s), %[1]s) > 0 THEN strpos(substr(%[2]s, %[3]s), %[1]s) + (%[3]s) - 1 ELSE 0 END", a[0], a[1], a[2]), true
+			return charIndexFrom(a[0], a[1], a[2]), true
 		}
 	case "REGEXP_EXTRACT":
 		switch len(a) {
 		case 2:
-			return fmt.Sprintf("COALESCE(regexp_extract(%s, %s), '')", a[0], a[1]), true
+			return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE(regexp_extract(%[1]s, %[2]s), '') END", a[0], a[1]), true
 		case 3:
-			return fmt.Sprintf("COALESCE(regexp_extract(%s, %s, %s), '')", a[0], a[1], a[2]), true
+			return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE(regexp_extract(%[1]s, %[2]s, %[3]s), '') END", a[0], a[1], a[2]), true
+		}
+	case "REGEXP_REPLACE":
+		if len(a) == 3 || len(a) == 4 {
+			repl, ok := dollarGroups(a[2])
+			if !ok {
+				break
+			}
+			pat := a[1]
+			if len(a) == 4 {
+				ci, ok := trinoRegexpFlags(a[3])
+				if !ok {
+					break
+				}
+				if ci {
+					pat = "('(?i)' || " + pat + ")"
+				}
+			}
+			return fmt.Sprintf("regexp_replace(%s, %s, %s)", a[0], pat, repl), true
+		}
+	case "MOD", "%":
+		// A zero divisor gives NULL, as in DuckDB; Trino raises an error.
+		if len(a) == 2 {
+			return fmt.Sprintf("mod(%s, NULLIF(%s, 0))", a[0], a[1]), true
+		}
+	case "REPLACE":
+		// Same as Trino's replace(s, from), in the three-argument form
+		// every engine reads.
+		if len(a) == 2 {
+			return fmt.Sprintf("replace(%s, %s, '')", a[0], a[1]), true
 		}
 	case "TRUNC":
 		if len(a) == 1 || len(a) == 2 {
@@ -154,7 +248,15 @@ func (t trino) Func(name string, a []string) (string, bool) {
 		}
 	case "MEDIAN":
 		if len(a) == 1 {
-			return trinoMedian(a[0]), true
+			return trinoPercentileCont("0.5", a[0]), true
+		}
+	case "PERCENTILE_CONT":
+		if len(a) == 2 {
+			return trinoPercentileCont(a[0], a[1]), true
+		}
+	case "PERCENTILE_DISC":
+		if len(a) == 2 {
+			return trinoPercentileDisc(a[0], a[1]), true
 		}
 	case "APPROX_COUNT_DISTINCT":
 		if len(a) == 1 {
@@ -183,14 +285,106 @@ func (t trino) Func(name string, a []string) (string, bool) {
 	return "", false
 }
 
+// Support: Trino computes every REQUIRED function exactly (see Func);
+// APPROX_* are sketches; format strings and REGEXP_REPLACE flags it cannot
+// translate are refused rather than misread.
+func (t trino) Support(name string, a []string) Support {
+	switch name {
+	case "APPROX_COUNT_DISTINCT":
+		return Support{Approximate, "HyperLogLog estimate (approx_distinct)"}
+	case "APPROX_PERCENTILE":
+		return Support{Approximate, "q-digest estimate (approx_percentile)"}
+	case "TO_DATE", "TO_TIMESTAMP", "TO_CHAR":
+		if len(a) == 2 {
+			if _, ok := mysqlFormat(a[1]); !ok {
+				return Support{Unsupported, "the format must be a string literal of strftime specifiers %Y %y %m %d %H %I %M %S %f %j %p %b %B %a %A"}
+			}
+		}
+	case "REGEXP_REPLACE":
+		if len(a) == 4 {
+			if _, ok := trinoRegexpFlags(a[3]); !ok {
+				return Support{Unsupported, "flags must be a string literal of 'g' and 'i'"}
+			}
+		}
+		if len(a) >= 3 {
+			if _, ok := dollarGroups(a[2]); !ok {
+				return Support{Unsupported, "a replacement with group references must be a string literal"}
+			}
+		}
+	}
+	return supported
+}
+
+// nullSkipping renders GREATEST/LEAST ignoring NULL arguments (DuckDB and
+// PostgreSQL do; Trino returns NULL): each argument is replaced by itself
+// or, when NULL, by the first non-NULL other one, so only all-NULL gives
+// NULL.
+func nullSkipping(fn string, a []string) string {
+	if len(a) == 1 {
+		return a[0]
+	}
+	out := make([]string, len(a))
+	for i := range a {
+		order := append([]string{a[i]}, a[:i]...)
+		order = append(order, a[i+1:]...)
+		out[i] = "COALESCE(" + strings.Join(order, ", ") + ")"
+	}
+	return fn + "(" + strings.Join(out, ", ") + ")"
+}
+
+// trinoRegexpFlags reads the flags literal of REGEXP_REPLACE: 'g' is what
+// Trino does anyway, 'i' becomes an inline (?i). ci reports 'i'.
+func trinoRegexpFlags(lit string) (ci, ok bool) {
+	if len(lit) < 2 || lit[0] != '\'' || lit[len(lit)-1] != '\'' {
+		return false, false
+	}
+	for _, c := range lit[1 : len(lit)-1] {
+		switch c {
+		case 'g':
+		case 'i':
+			ci = true
+		default:
+			return false, false
+		}
+	}
+	return ci, true
+}
+
+// dollarGroups rewrites a replacement string literal from the \N group
+// references of DuckDB and PostgreSQL to Trino's $N (and escapes a literal
+// $). A non-literal replacement passes unchanged only when it cannot hold
+// a reference, which cannot be known: ok=false.
+func dollarGroups(lit string) (string, bool) {
+	if len(lit) < 2 || lit[0] != '\'' || lit[len(lit)-1] != '\'' {
+		return "", false
+	}
+	body := lit[1 : len(lit)-1]
+	var b strings.Builder
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c == '\\' && i+1 < len(body) && body[i+1] >= '0' && body[i+1] <= '9':
+			b.WriteByte('$')
+			b.WriteByte(body[i+1])
+			i++
+		case c == '\\' && i+1 < len(body):
+			b.WriteByte(body[i+1])
+			i++
+		case c == '$':
+			b.WriteString("\\$")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "'" + b.String() + "'", true
+}
+
 // trinoDateDiff counts part boundaries between a and b (see Func).
 func trinoDateDiff(part, a, b string) string {
 	switch part {
-	case "YEAR", "QUARTER", "MONTH":
+	case "YEAR", "QUARTER", "MONTH", "WEEK":
 		u := trinoUnits[part]
 		return fmt.Sprintf("date_diff('%[1]s', date_trunc('%[1]s', CAST(%[2]s AS DATE)), date_trunc('%[1]s', CAST(%[3]s AS DATE)))", u, a, b)
-	case "WEEK":
-		return fmt.Sprintf("(date_diff('day', CAST(%s AS DATE), CAST(%s AS DATE)) / 7)", a, b)
 	case "DAY", "DAYOFWEEK", "DAYOFYEAR":
 		return fmt.Sprintf("date_diff('day', CAST(%s AS DATE), CAST(%s AS DATE))", a, b)
 	}
@@ -198,14 +392,32 @@ func trinoDateDiff(part, a, b string) string {
 	return fmt.Sprintf("date_diff('%[1]s', date_trunc('%[1]s', CAST(%[2]s AS TIMESTAMP(6))), date_trunc('%[1]s', CAST(%[3]s AS TIMESTAMP(6))))", u, a, b)
 }
 
-// trinoMedian is the exact median of x over the group: the middle value of
-// the sorted non-NULL values, or the mean of the middle two, as DOUBLE
-// (DuckDB's median of numbers interpolates the same way). NULL on no rows.
-func trinoMedian(x string) string {
-	sorted := fmt.Sprintf("array_sort(array_agg(%[1]s) FILTER (WHERE %[1]s IS NOT NULL))", x)
-	n := "count(" + x + ")"
-	return fmt.Sprintf("CASE WHEN %[2]s = 0 THEN NULL WHEN %[2]s %% 2 = 1 THEN CAST(element_at(%[1]s, %[2]s / 2 + 1) AS DOUBLE) "+
-		"ELSE (CAST(element_at(%[1]s, %[2]s / 2) AS DOUBLE) + CAST(element_at(%[1]s, %[2]s / 2 + 1) AS DOUBLE)) / 2 END", sorted, n)
+// sortedValues is the group's non-NULL values of x in ascending order, and
+// nonNull their count; Trino and DuckDB both read [i] as 1-based.
+func sortedValues(x string) (sorted, n string) {
+	return fmt.Sprintf("array_sort(array_agg(%[1]s) FILTER (WHERE %[1]s IS NOT NULL))", x), "count(" + x + ")"
+}
+
+// trinoPercentileCont is the exact continuous percentile p of x over the
+// group (SQL:2003 PERCENTILE_CONT, as DuckDB and PostgreSQL compute it):
+// the value at 1-based position 1 + p*(n-1) of the sorted values,
+// interpolated linearly between its neighbours, as DOUBLE; NULL on no rows.
+// It holds a group's values in memory, like any exact percentile.
+func trinoPercentileCont(p, x string) string {
+	sorted, n := sortedValues(x)
+	pos := fmt.Sprintf("(1 + (%s) * (%s - 1))", p, n)
+	lo := "CAST(floor(" + pos + ") AS BIGINT)"
+	hi := "CAST(ceil(" + pos + ") AS BIGINT)"
+	return fmt.Sprintf("CASE WHEN %[2]s = 0 THEN NULL ELSE CAST((%[1]s)[%[3]s] AS DOUBLE) + (%[5]s - floor(%[5]s)) * (CAST((%[1]s)[%[4]s] AS DOUBLE) - CAST((%[1]s)[%[3]s] AS DOUBLE)) END",
+		sorted, n, lo, hi, pos)
+}
+
+// trinoPercentileDisc is the exact discrete percentile p of x (SQL:2003
+// PERCENTILE_DISC): the first sorted value whose cumulative share reaches
+// p, i.e. position max(1, ceil(p*n)); NULL on no rows.
+func trinoPercentileDisc(p, x string) string {
+	sorted, n := sortedValues(x)
+	return fmt.Sprintf("CASE WHEN %[2]s = 0 THEN NULL ELSE (%[1]s)[CAST(greatest(ceil((%[3]s) * %[2]s), 1) AS BIGINT)] END", sorted, n, p)
 }
 
 // strftimeToMySQL maps strftime specifiers (DuckDB's format language, the

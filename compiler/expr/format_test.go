@@ -2,8 +2,11 @@ package expr
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/ossie-dev/ossie/compiler/dialect"
 )
 
 // Every accepted expression survives Parse → Format → Parse unchanged.
@@ -132,6 +135,15 @@ func FuzzParse(f *testing.F) {
 			var back Expr
 			if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(back.Node, n) {
 				t.Fatalf("JSON round trip of %q via %s: %v", text, data, err)
+			}
+			// Every accepted tree renders for every engine, or is refused
+			// as unsupported there (OSS3008); nothing else.
+			for _, d := range engines {
+				_, err := Render(n, d, func(r Ref) (string, error) { return d.QuoteIdent(r.Name), nil })
+				var u *dialect.UnsupportedError
+				if err != nil && !errors.As(err, &u) {
+					t.Fatalf("Render(%q) for %s: %v", text, d.Name(), err)
+				}
 			}
 		}
 	})

@@ -3,6 +3,7 @@ package expr
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -567,6 +568,9 @@ func (p *parser) castType(tn *pg_query.TypeName, at int32) (string, int, int, bo
 		typ = "TIMESTAMP"
 	case "time":
 		typ = "TIME"
+	case "interval":
+		p.refuse(loc, "an INTERVAL value (use DATEADD(part, n, x) or DATEDIFF(part, a, b))")
+		return "", 0, 0, false
 	default:
 		p.refuse(loc, fmt.Sprintf("the type %s (allowed: %s)", strings.ToUpper(name), castTypes))
 		return "", 0, 0, false
@@ -819,7 +823,7 @@ func (p *parser) funcCall(fc *pg_query.FuncCall, at int32) Node {
 		parts = append(parts, n.GetString_().GetSval())
 	}
 	if fc.GetOver() != nil {
-		p.refuse(loc, "a window function (OVER)")
+		p.refuse(loc, "a window function (OVER): metrics aggregate per query group, so window functions are not supported")
 		return nil
 	}
 	sqlSyntax := fc.GetFuncformat() == pg_query.CoercionForm_COERCE_SQL_SYNTAX
@@ -915,6 +919,10 @@ func (p *parser) funcCall(fc *pg_query.FuncCall, at int32) Node {
 		p.refuse(loc, "DISTINCT or FILTER on the non-aggregate function "+name)
 		return nil
 	}
+	if f.Distinct && !distinctAggregates[name] {
+		p.refuse(loc, "DISTINCT in "+name+" (only COUNT, SUM, AVG, MIN and MAX take DISTINCT)")
+		return nil
+	}
 	if f.Star && f.Distinct {
 		p.refuse(loc, "COUNT(DISTINCT *)")
 		return nil
@@ -1003,6 +1011,10 @@ func (p *parser) datePart(fn string, a *pg_query.Node, at int32, sqlSyntax bool)
 	}
 	if !isDatePart(part) {
 		p.fail(codeNotAllowed, loc, "unknown date part %q in %s; use one of %s", part, fn, strings.Join(DateParts, ", "))
+		return nil
+	}
+	if fn == "DATE_TRUNC" && !slices.Contains(TruncParts, strings.ToUpper(part)) {
+		p.fail(codeNotAllowed, loc, "DATE_TRUNC cannot truncate to %s; use one of %s", strings.ToUpper(part), strings.Join(TruncParts, ", "))
 		return nil
 	}
 	return n

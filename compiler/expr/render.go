@@ -105,6 +105,12 @@ func (r renderer) node(b *strings.Builder, n Node) error {
 			b.WriteString(r.d.Divide(l, rr))
 			return nil
 		}
+		if n.Op == "||" || n.Op == "%" {
+			if s, ok := r.d.Func(n.Op, []string{l, rr}); ok {
+				b.WriteString(s)
+				return nil
+			}
+		}
 		op, ok := sqlOps[n.Op]
 		if !ok {
 			return fmt.Errorf("operator %q cannot be rendered", n.Op)
@@ -205,10 +211,17 @@ func (r renderer) node(b *strings.Builder, n Node) error {
 			return err
 		}
 		t := r.d.TypeName(n.Type)
-		if n.Type == "DECIMAL" && n.Precision > 0 {
-			t = fmt.Sprintf("%s(%d,%d)", t, n.Precision, n.Scale)
+		if n.Type == "DECIMAL" {
+			p, sc := n.Precision, n.Scale
+			if p == 0 {
+				p, sc = defaultDecimalPrecision, defaultDecimalScale
+			}
+			t = fmt.Sprintf("%s(%d,%d)", t, p, sc)
 		}
 		if n.Try {
+			if err := r.check("TRY_CAST", []string{x, t}); err != nil {
+				return err
+			}
 			if s, ok := r.d.Func("TRY_CAST", []string{x, t}); ok {
 				b.WriteString(s)
 				return nil
@@ -225,10 +238,73 @@ func (r renderer) node(b *strings.Builder, n Node) error {
 	return nil
 }
 
+// defaultDecimal is the precision and scale of a bare DECIMAL/NUMERIC cast.
+// Engines disagree on the default (DuckDB 18,3; PostgreSQL unbounded; Trino
+// 38,0), so the language pins one: 38 digits, 9 after the point.
+const defaultDecimalPrecision, defaultDecimalScale = 38, 9
+
+// check turns a dialect's Unsupported answer into an error.
+func (r renderer) check(name string, args []string) error {
+	if s := r.d.Support(name, args); s.Level == dialect.Unsupported {
+		return &dialect.UnsupportedError{Func: name, Engine: r.d.Name(), Why: s.Note}
+	}
+	return nil
+}
+
+// withoutFilter rewrites AGG(x) FILTER (WHERE c) as AGG(CASE WHEN c THEN x
+// END) (and COUNT(*) as COUNT(CASE WHEN c THEN 1 END)): every aggregate of
+// the language ignores NULL inputs, so the two mean the same, and the
+// dialect then sees one shape only.
+func withoutFilter(f Func) Func {
+	if f.Filter == nil {
+		return f
+	}
+	only := func(x Node) Node { return Case{Whens: []When{{Cond: f.Filter, Then: x}}} }
+	g := f
+	g.Filter = nil
+	switch {
+	case f.Star:
+		g.Star = false
+		g.Args = []Node{only(Literal{Kind: LitNumber, Value: "1"})}
+	case f.WithinGroup != nil:
+		g.WithinGroup = only(f.WithinGroup)
+	case len(f.Args) > 0:
+		g.Args = append([]Node{only(f.Args[0])}, f.Args[1:]...)
+	}
+	return g
+}
+
+// call renders a function call. Every call goes through the dialect: its
+// Support answer first (Unsupported is an error), then its spelling, and
+// only when it has none the generic NAME(args) form, which all three
+// engines read the same way.
 func (r renderer) call(b *strings.Builder, f Func) error {
+	// Trees also come from artifacts (JSON), not only from Parse: a call
+	// outside the catalogue or with the wrong shape is an error, never an
+	// index out of range below.
+	fi, ok := Lookup(f.Name)
+	if !ok || fi.Name != f.Name {
+		return fmt.Errorf("unknown function %s", f.Name)
+	}
+	n := len(f.Args)
+	percentile := f.Name == "PERCENTILE_CONT" || f.Name == "PERCENTILE_DISC"
+	if !f.Star && (n < fi.MinArgs || fi.MaxArgs >= 0 && n > fi.MaxArgs) || f.Star && (n > 0 || f.Name != "COUNT") ||
+		percentile != (f.WithinGroup != nil) {
+		return fmt.Errorf("%s: wrong arguments", f.Name)
+	}
+	f = withoutFilter(f)
 	args, err := r.list(f.Args)
 	if err != nil {
 		return err
+	}
+	if f.WithinGroup != nil {
+		// PERCENTILE_CONT/DISC(p) WITHIN GROUP (ORDER BY x) reaches the
+		// dialect as (p, x).
+		x, err := r.str(f.WithinGroup)
+		if err != nil {
+			return err
+		}
+		args = append(args, x)
 	}
 	// The date part of these functions may be written as a bare keyword or
 	// a string; engines want a string for DATE_TRUNC/DATE_PART and a bare
@@ -247,69 +323,63 @@ func (r renderer) call(b *strings.Builder, f Func) error {
 			}
 		}
 	}
+	if err := r.check(f.Name, args); err != nil {
+		return err
+	}
+	if f.Distinct || f.Star {
+		// COUNT(*) and COUNT/SUM/AVG/MIN/MAX(DISTINCT x) are spelled the
+		// same on every engine (the parser allows DISTINCT on these only).
+		b.WriteString(f.Name + "(")
+		if f.Star {
+			b.WriteByte('*')
+		} else {
+			b.WriteString("DISTINCT " + strings.Join(args, ", "))
+		}
+		b.WriteByte(')')
+		return nil
+	}
 	switch f.Name {
 	case "IF", "IFF":
-		if len(args) == 3 {
-			fmt.Fprintf(b, "CASE WHEN %s THEN %s ELSE %s END", args[0], args[1], args[2])
-			return nil
-		}
-	case "EXTRACT":
-		if len(args) == 2 {
-			if s, ok := r.d.Func(f.Name, args); ok {
-				b.WriteString(s)
-				return nil
-			}
-			fmt.Fprintf(b, "EXTRACT(%s FROM %s)", args[0], args[1])
-			return nil
-		}
+		fmt.Fprintf(b, "CASE WHEN %s THEN %s ELSE %s END", args[0], args[1], args[2])
+		return nil
+	case "NVL2":
+		fmt.Fprintf(b, "CASE WHEN %s IS NOT NULL THEN %s ELSE %s END", args[0], args[1], args[2])
+		return nil
+	case "IFNULL", "NVL":
+		return r.call(b, Func{Name: "COALESCE", Args: f.Args})
+	case "ZEROIFNULL":
+		return r.call(b, Func{Name: "COALESCE", Args: []Node{f.Args[0], Literal{Kind: LitNumber, Value: "0"}}})
+	case "NULLIFZERO":
+		fmt.Fprintf(b, "NULLIF(%s, 0)", args[0])
+		return nil
 	case "POSITION":
-		if len(args) == 2 {
-			fmt.Fprintf(b, "strpos(%s, %s)", args[1], args[0])
+		return r.call(b, Func{Name: "CHARINDEX", Args: f.Args})
+	case "CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_TIME":
+		if s, ok := r.d.Func(f.Name, args); ok {
+			b.WriteString(s)
 			return nil
 		}
+		b.WriteString(f.Name)
+		return nil
+	}
+	if s, ok := r.d.Func(f.Name, args); ok {
+		b.WriteString(s)
+		return nil
+	}
+	switch f.Name {
+	case "EXTRACT":
+		fmt.Fprintf(b, "EXTRACT(%s FROM %s)", args[0], args[1])
+		return nil
 	case "CHARINDEX":
 		if len(args) == 2 {
 			fmt.Fprintf(b, "strpos(%s, %s)", args[1], args[0])
 			return nil
 		}
-	case "CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_TIME":
-		if len(args) == 0 {
-			b.WriteString(f.Name)
-			return nil
-		}
+	case "PERCENTILE_CONT", "PERCENTILE_DISC":
+		fmt.Fprintf(b, "%s(%s) WITHIN GROUP (ORDER BY %s)", f.Name, args[0], args[1])
+		return nil
 	}
-	if f.Filter == nil && f.WithinGroup == nil && !f.Distinct && !f.Star {
-		if s, ok := r.d.Func(f.Name, args); ok {
-			b.WriteString(s)
-			return nil
-		}
-	}
-	b.WriteString(f.Name)
-	b.WriteByte('(')
-	switch {
-	case f.Star:
-		b.WriteByte('*')
-	default:
-		if f.Distinct {
-			b.WriteString("DISTINCT ")
-		}
-		b.WriteString(strings.Join(args, ", "))
-	}
-	b.WriteByte(')')
-	if f.WithinGroup != nil {
-		s, err := r.str(f.WithinGroup)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(b, " WITHIN GROUP (ORDER BY %s)", s)
-	}
-	if f.Filter != nil {
-		s, err := r.str(f.Filter)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(b, " FILTER (WHERE %s)", s)
-	}
+	b.WriteString(f.Name + "(" + strings.Join(args, ", ") + ")")
 	return nil
 }
 

@@ -114,8 +114,32 @@ func TestRenderAggregates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `(((COUNT(DISTINCT "x") + SUM("y") FILTER (WHERE ("y" > 0))) + PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY "y")) + COUNT(*))`
+	want := `(((COUNT(DISTINCT "x") + SUM(CASE WHEN ("y" > 0) THEN "y" END)) + PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY "y")) + COUNT(*))`
 	if s != want {
 		t.Fatalf("got  %s\nwant %s", s, want)
+	}
+}
+
+// Trees read from an artifact may be malformed; rendering them is an
+// error for every dialect, never a panic.
+func TestRenderMalformedTrees(t *testing.T) {
+	x := expr.Ref{Name: "x"}
+	for _, n := range []expr.Node{
+		expr.Func{Name: "IF"},
+		expr.Func{Name: "IFF", Args: []expr.Node{x}},
+		expr.Func{Name: "NVL2", Args: []expr.Node{x, x}},
+		expr.Func{Name: "PERCENTILE_CONT", Args: []expr.Node{x}},
+		expr.Func{Name: "MEDIAN", Args: []expr.Node{x}, WithinGroup: x},
+		expr.Func{Name: "FOO", Args: []expr.Node{x}},
+		expr.Func{Name: "ceiling", Args: []expr.Node{x}},
+		expr.Func{Name: "SUM", Star: true},
+		expr.Func{Name: "EXTRACT", Args: []expr.Node{expr.Keyword{Name: "YEAR"}}},
+		expr.Func{Name: "DATE_TRUNC", Args: []expr.Node{expr.Keyword{Name: "FORTNIGHT"}, x}},
+	} {
+		for _, d := range []dialect.Dialect{dialect.DuckDB, dialect.Postgres, dialect.Trino} {
+			if s, err := expr.Render(n, d, func(r expr.Ref) (string, error) { return r.Name, nil }); err == nil {
+				t.Errorf("%#v on %s rendered as %s", n, d.Name(), s)
+			}
+		}
 	}
 }

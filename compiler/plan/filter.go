@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ossie-dev/ossie/compiler/dialect"
 )
@@ -89,6 +90,11 @@ const (
 
 // predicate renders `x <op> values` for a normalised op.
 func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now time.Time, loc *time.Location) (string, error) {
+	for _, v := range vals {
+		if s, ok := v.(string); ok && !utf8.ValidString(s) {
+			return "", fmt.Errorf("filter value %q is not valid UTF-8", s)
+		}
+	}
 	lits := func(min, max int) ([]string, error) {
 		if len(vals) < min || (max >= 0 && len(vals) > max) {
 			switch {

@@ -24,9 +24,10 @@ type Planner struct {
 	// Now is the clock for relative date ranges; nil means time.Now.
 	Now func() time.Time
 
-	mu    sync.Mutex
-	cache map[string]*prepared
-	trees map[string]joinTree
+	mu       sync.Mutex
+	cache    map[string]*prepared
+	trees    map[string]joinTree
+	policies map[string]*policy // by sorted role names (govern_policy.go)
 
 	fieldNames  []string // "dataset.field", for did-you-mean
 	metricNames []string
@@ -58,7 +59,8 @@ type dim struct {
 	f         *compiler.ArtifactField
 	grain     dialect.Grain
 	weekStart string
-	name      string // result column name
+	name      string         // result column name
+	mask      *compiler.Mask // governed and masked: f is then a String copy
 }
 
 // query is the state of one planning run.
@@ -67,6 +69,7 @@ type query struct {
 	pr    *prepared
 	d     dialect.Dialect
 	q     *Query
+	pol   *policy // nil: ungoverned
 	loc   *time.Location
 	now   time.Time
 	probs compiler.Problems
@@ -76,14 +79,21 @@ func (s *query) fail(code, path, msg string) {
 	s.probs = append(s.probs, compiler.Problem{Code: code, Severity: compiler.SeverityError, Path: path, Message: msg})
 }
 
-// Plan turns q into SQL for d. All problems of the query are returned at
-// once with OSS4xxx codes (unknown members carry a did-you-mean); on any
-// problem the Plan is nil.
+// Plan turns q into SQL for d, ungoverned (PlanFor with a nil Caller).
+// All problems of the query are returned at once with OSS4xxx codes
+// (unknown members carry a did-you-mean); on any problem the Plan is nil.
 func (p *Planner) Plan(q *Query, d dialect.Dialect) (*Plan, compiler.Problems) {
+	return p.PlanFor(q, d, nil)
+}
+
+func (p *Planner) plan(q *Query, d dialect.Dialect, pol *policy) (*Plan, compiler.Problems) {
 	if q == nil {
 		return nil, compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "empty query"}}
 	}
-	s := &query{p: p, pr: p.prepared(d), d: d, q: q}
+	s := &query{p: p, pr: p.prepared(d), d: d, q: q, pol: pol}
+	if len(s.pr.unsupported) > 0 {
+		return nil, s.pol.redact(s.pr.unsupported)
+	}
 	s.loc = time.UTC
 	if q.Timezone != "" {
 		loc, err := time.LoadLocation(q.Timezone)
@@ -108,9 +118,9 @@ func (p *Planner) Plan(q *Query, d dialect.Dialect) (*Plan, compiler.Problems) {
 
 func (s *query) resolveMetric(path, name string) *metricPlan {
 	mp, ok := s.pr.metrics[name]
-	if !ok {
+	if !ok || !s.pol.metric(name) {
 		msg := fmt.Sprintf("unknown metric %q", name)
-		if dm := compiler.DidYouMean(name, s.p.metricNames); dm != "" {
+		if dm := compiler.DidYouMean(name, s.metricNames()); dm != "" {
 			msg += fmt.Sprintf("; did you mean %q?", dm)
 		}
 		s.fail(compiler.CodeUnknownMetric, path, msg)
@@ -143,22 +153,26 @@ func (s *query) resolveDim(path string, dd Dimension) *dim {
 			f = ds.Field(name[i+1:])
 		}
 	}
-	if f == nil {
+	if f == nil || !s.pol.field(name) {
 		msg := fmt.Sprintf("unknown dimension %q; dimensions are written dataset.field", dd.Field)
-		if dm := compiler.DidYouMean(name, s.p.fieldNames); dm != "" {
+		if dm := compiler.DidYouMean(name, s.fieldNames()); dm != "" {
 			msg += fmt.Sprintf("; did you mean %q?", dm)
 		}
 		s.fail(compiler.CodeUnknownMember, path, msg)
 		return nil
 	}
 	out := &dim{ds: name[:i], field: f.Name, f: f, name: name}
+	if m, ok := s.pol.mask(name); ok {
+		out.mask = &m
+		out.f = maskedField(f)
+	}
 	if grain != "" {
 		g := strings.ToLower(grain)
 		if !isGrain(g) {
 			s.fail(compiler.CodeBadGrain, path+".grain", fmt.Sprintf("unknown time grain %q; use one of hour, day, week, month, quarter, year", grain))
 			return nil
 		}
-		if !f.IsTime {
+		if !out.f.IsTime {
 			s.fail(compiler.CodeBadGrain, path+".grain", fmt.Sprintf("%s is not a time dimension; a grain applies to time dimensions only", name))
 			return nil
 		}
@@ -219,6 +233,9 @@ func isGrain(g string) bool {
 // for zoned timestamps, then truncation to the grain.
 func (s *query) dimSQL(dm *dim) string {
 	x := s.pr.fieldSQL[fieldKey(dm.ds, dm.field)]
+	if dm.mask != nil {
+		return maskSQL(s.d, *dm.mask, x)
+	}
 	if dm.f.Datatype == ossie.TypeDateTimeTz {
 		x = s.d.AtTimeZone(x, s.loc.String())
 	}
@@ -353,7 +370,7 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 			continue
 		}
 		col := ""
-		if _, ok := s.pr.metrics[o.Key]; ok {
+		if _, ok := s.pr.metrics[o.Key]; ok && s.pol.metric(o.Key) {
 			if addMetric(path+".key", o.Key, false) != nil {
 				col = o.Key
 			}
@@ -365,7 +382,7 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 			}
 			if col == "" {
 				msg := fmt.Sprintf("order_by %q is not a metric of the model nor a selected dimension", o.Key)
-				cands := append(append([]string{}, s.p.metricNames...), names(dims)...)
+				cands := append(append([]string{}, s.metricNames()...), names(dims)...)
 				if dm := compiler.DidYouMean(o.Key, cands); dm != "" {
 					msg += fmt.Sprintf("; did you mean %q?", dm)
 				}
@@ -639,7 +656,7 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 			for i := range r.FromColumns {
 				conds[i] = s.pr.colSQL(r.From, r.FromColumns[i]) + " = " + s.pr.colSQL(r.To, r.ToColumns[i])
 			}
-			fmt.Fprintf(b, " LEFT JOIN %s AS %s ON %s", s.pr.source[ds], d.QuoteIdent(ds), strings.Join(conds, " AND "))
+			fmt.Fprintf(b, " LEFT JOIN %s AS %s ON %s", s.source(ds), d.QuoteIdent(ds), strings.Join(conds, " AND "))
 		}
 	}
 	var where []string
@@ -668,7 +685,7 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 		}
 		cols = append(cols, aggs...)
 		b.WriteString(strings.Join(cols, ", "))
-		b.WriteString(" FROM " + s.pr.source[g.home] + " AS " + homeAlias)
+		b.WriteString(" FROM " + s.source(g.home) + " AS " + homeAlias)
 		joins(&b, need)
 		if len(where) > 0 {
 			b.WriteString(" WHERE " + strings.Join(where, " AND "))
@@ -698,12 +715,12 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 	}
 	b.WriteString("SELECT ")
 	b.WriteString(strings.Join(append(outer, aggs...), ", "))
-	b.WriteString(" FROM (SELECT DISTINCT " + strings.Join(inner, ", ") + " FROM " + s.pr.source[g.home] + " AS " + homeAlias)
+	b.WriteString(" FROM (SELECT DISTINCT " + strings.Join(inner, ", ") + " FROM " + s.source(g.home) + " AS " + homeAlias)
 	joins(&b, need)
 	if len(where) > 0 {
 		b.WriteString(" WHERE " + strings.Join(where, " AND "))
 	}
-	b.WriteString(") AS " + k + " JOIN " + s.pr.source[g.home] + " AS " + homeAlias + " ON " + strings.Join(on, " AND "))
+	b.WriteString(") AS " + k + " JOIN " + s.source(g.home) + " AS " + homeAlias + " ON " + strings.Join(on, " AND "))
 	delete(measureNeed, g.home)
 	joins(&b, measureNeed)
 	writeGroupBy(&b, len(dims))

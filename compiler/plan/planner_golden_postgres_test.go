@@ -18,11 +18,24 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 func TestGoldenPostgres(t *testing.T) {
 	p := loadShop(t)
 	ctx := context.Background()
+	eng := openShopPostgres(t)
+	checkGoldens(t, p, dialect.Postgres, func(t *testing.T, q string) [][]any { return pgRows(t, eng, q) })
+	res, err := eng.Query(ctx, `SELECT COUNT(*) FROM shop.orders`, 0)
+	if err != nil || res.Rows[0][0] != int64(6) {
+		t.Fatalf("shop.orders after injection attempts: %v err=%v", res, err)
+	}
+}
+
+// openShopPostgres opens a new database of the shared test PostgreSQL
+// loaded with testdata/shop.sql; it closes when the test ends.
+func openShopPostgres(t *testing.T) *postgres.Engine {
+	t.Helper()
+	ctx := context.Background()
 	eng, err := postgres.Open(ctx, postgres.Config{DSN: pgtest.Shared(t).NewDatabase(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
+	t.Cleanup(func() { _ = eng.Close() })
 	ddl, err := os.ReadFile("testdata/shop.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -30,11 +43,7 @@ func TestGoldenPostgres(t *testing.T) {
 	if err := eng.Exec(ctx, string(ddl)); err != nil {
 		t.Fatalf("shop.sql on PostgreSQL: %v", err)
 	}
-	checkGoldens(t, p, dialect.Postgres, func(t *testing.T, q string) [][]any { return pgRows(t, eng, q) })
-	res, err := eng.Query(ctx, `SELECT COUNT(*) FROM shop.orders`, 0)
-	if err != nil || res.Rows[0][0] != int64(6) {
-		t.Fatalf("shop.orders after injection attempts: %v err=%v", res, err)
-	}
+	return eng
 }
 
 // pgRows runs q through the engine (as the server would) and normalizes

@@ -87,40 +87,14 @@ func checkGoldens(t *testing.T, p *plan.Planner, d dialect.Dialect, run func(t *
 	for _, req := range reqs {
 		dir := filepath.Dir(req)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			body, err := os.ReadFile(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, probs := plan.ParseQuery(body)
-			if probs.HasErrors() {
-				t.Fatal(probs)
-			}
+			q := readRequest(t, req)
 			pl, probs := p.Plan(q, d)
 			if probs.HasErrors() {
 				t.Fatal(probs)
 			}
-			golden := filepath.Join(dir, "expected."+d.Name()+".sql")
-			if *update {
-				if err := os.WriteFile(golden, []byte(pl.SQL+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create)", err)
-			}
-			if strings.TrimSpace(string(want)) != pl.SQL {
-				t.Errorf("planned SQL differs from %s (-update to accept):\n got: %s\nwant: %s", golden, pl.SQL, want)
-			}
-			answer, err := os.ReadFile(filepath.Join(dir, "answer."+d.Name()+".sql"))
-			if os.IsNotExist(err) {
-				answer, err = os.ReadFile(filepath.Join(dir, "answer.sql"))
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			checkGoldenSQL(t, filepath.Join(dir, "expected."+d.Name()+".sql"), pl.SQL)
 			got := run(t, pl.SQL)
-			exp := run(t, string(answer))
+			exp := run(t, readAnswer(t, dir, d))
 			if len(q.OrderBy) == 0 && q.Limit == nil {
 				sortRows(got)
 				sortRows(exp)
@@ -130,6 +104,52 @@ func checkGoldens(t *testing.T, p *plan.Planner, d dialect.Dialect, run func(t *
 			}
 		})
 	}
+}
+
+// readRequest reads and parses a case's request.json.
+func readRequest(t *testing.T, path string) *plan.Query {
+	t.Helper()
+	body, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, probs := plan.ParseQuery(body)
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	return q
+}
+
+// checkGoldenSQL compares sql with the golden file, which holds it with a
+// final newline; -update rewrites the file first.
+func checkGoldenSQL(t *testing.T, golden, sql string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, []byte(sql+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create)", err)
+	}
+	if strings.TrimSpace(string(want)) != sql {
+		t.Errorf("planned SQL differs from %s (-update to accept):\n got: %s\nwant: %s", golden, sql, want)
+	}
+}
+
+// readAnswer reads a case's hand-written answer for d: answer.<dialect>.sql
+// in dir where the engine needs its own spelling, else answer.sql.
+func readAnswer(t *testing.T, dir string, d dialect.Dialect) string {
+	t.Helper()
+	answer, err := os.ReadFile(filepath.Join(dir, "answer."+d.Name()+".sql"))
+	if os.IsNotExist(err) {
+		answer, err = os.ReadFile(filepath.Join(dir, "answer.sql"))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(answer)
 }
 
 func queryRows(t *testing.T, db *sql.DB, q string) [][]any {

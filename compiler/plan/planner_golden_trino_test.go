@@ -1,13 +1,11 @@
 package plan_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ossie-dev/ossie/compiler/dialect"
-	"github.com/ossie-dev/ossie/compiler/plan"
 )
 
 // duckDBOnly are spellings Trino rejects that other dialects emit: DuckDB's
@@ -29,31 +27,12 @@ func TestGoldenTrino(t *testing.T) {
 	for _, req := range reqs {
 		dir := filepath.Dir(req)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			body, err := os.ReadFile(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, probs := plan.ParseQuery(body)
-			if probs.HasErrors() {
-				t.Fatal(probs)
-			}
+			q := readRequest(t, req)
 			pl, probs := p.Plan(q, dialect.Trino)
 			if probs.HasErrors() {
 				t.Fatal(probs)
 			}
-			golden := filepath.Join(dir, "expected.trino.sql")
-			if *update {
-				if err := os.WriteFile(golden, []byte(pl.SQL+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create)", err)
-			}
-			if strings.TrimSpace(string(want)) != pl.SQL {
-				t.Errorf("planned SQL differs from %s (-update to accept):\n got: %s\nwant: %s", golden, pl.SQL, want)
-			}
+			checkGoldenSQL(t, filepath.Join(dir, "expected.trino.sql"), pl.SQL)
 			for _, bad := range duckDBOnly {
 				if strings.Contains(pl.SQL, bad) {
 					t.Errorf("Trino SQL contains %q:\n%s", bad, pl.SQL)

@@ -39,6 +39,9 @@ type prepared struct {
 	fieldSQL map[string]string // "dataset.field" → SQL over alias "dataset"
 	source   map[string]string // dataset → FROM item without alias
 	metrics  map[string]*metricPlan
+	// unsupported lists the model's calls this dialect cannot compute
+	// (OSS3008); a model with any is not planned for this engine.
+	unsupported compiler.Problems
 }
 
 func fieldKey(ds, f string) string { return ds + "." + f }
@@ -56,6 +59,7 @@ func (p *Planner) prepared(d dialect.Dialect) *prepared {
 
 func (p *Planner) prepare(d dialect.Dialect) *prepared {
 	pr := &prepared{d: d, fieldSQL: map[string]string{}, source: map[string]string{}, metrics: map[string]*metricPlan{}}
+	pr.unsupported = compiler.CheckEngine(p.art, d)
 	for i := range p.art.Datasets {
 		ds := &p.art.Datasets[i]
 		pr.source[ds.Name] = sourceSQL(d, ds.Source)

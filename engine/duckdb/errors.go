@@ -12,8 +12,10 @@ import (
 
 // classify turns a driver error into an *engine.Error with its class:
 // missing catalog objects, columns and files are engine.ErrNotFound (drift);
-// connection, I/O-lock and memory failures are engine.ErrUnavailable
-// (transient). A statement cut by ctx wraps ctx.Err() so callers can tell a
+// a file the process may not open (EACCES) and DuckDB's own permission
+// errors (a file system or extension disabled by configuration) are
+// engine.ErrPermissionDenied; connection, I/O-lock and memory failures are
+// engine.ErrUnavailable (transient). A statement cut by ctx wraps ctx.Err() so callers can tell a
 // timeout (context.DeadlineExceeded) from a cancelled request.
 func classify(ctx context.Context, err error) error {
 	if err == nil {
@@ -45,9 +47,14 @@ func classOf(de *duckdb.Error) error {
 		if notFound {
 			return engine.ErrNotFound
 		}
+	case duckdb.ErrorTypePermission:
+		return engine.ErrPermissionDenied
 	case duckdb.ErrorTypeIO:
 		if notFound || strings.Contains(lower, "no such file") {
 			return engine.ErrNotFound
+		}
+		if strings.Contains(lower, "permission denied") {
+			return engine.ErrPermissionDenied
 		}
 		// Lock conflicts and unreadable storage clear up on their own or
 		// need an operator, not a model change.

@@ -15,8 +15,11 @@ import (
 // resolve it (search_path for unqualified names). Tables, views,
 // materialized views, foreign and partitioned tables all resolve. One row
 // with a NULL name means the relation exists but has no columns; no row
-// with found=true means it does not exist.
-const describeSQL = `SELECT r.oid IS NOT NULL AS found, a.attname, format_type(a.atttypid, a.atttypmod), t.typname
+// with found=true means it does not exist. readable is false when the
+// connected role may SELECT no column of it (the catalog is readable by
+// everyone, so the grant is checked explicitly).
+const describeSQL = `SELECT r.oid IS NOT NULL AS found, a.attname, format_type(a.atttypid, a.atttypmod), t.typname,
+  COALESCE(has_any_column_privilege(r.oid, 'SELECT'), false) AS readable
 FROM (SELECT to_regclass($1) AS oid) r
 LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
 LEFT JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
@@ -28,7 +31,8 @@ ORDER BY a.attnum`
 // connected one. Parts are exact names (case-sensitive, quoted). Types are
 // reported like Query's column types, with modifiers: NUMERIC(10,2),
 // VARCHAR(20), TIMESTAMPTZ. A missing table, view, schema or database is an
-// *engine.Error wrapping engine.ErrNotFound; a failure to reach the server
+// *engine.Error wrapping engine.ErrNotFound, one the role may not SELECT
+// from wraps engine.ErrPermissionDenied; a failure to reach the server
 // wraps engine.ErrUnavailable.
 func (e *Engine) Describe(ctx context.Context, table []string) ([]engine.Column, error) {
 	if len(table) == 0 || len(table) > 3 {
@@ -56,10 +60,10 @@ func (e *Engine) Describe(ctx context.Context, table []string) ([]engine.Column,
 	}
 	defer rows.Close()
 	cols := []engine.Column{}
-	found := false
+	found, readable := false, false
 	for rows.Next() {
 		var name, format, typname *string
-		if err := rows.Scan(&found, &name, &format, &typname); err != nil {
+		if err := rows.Scan(&found, &name, &format, &typname, &readable); err != nil {
 			return nil, e.classify(ctx, err)
 		}
 		if name != nil && format != nil && typname != nil {
@@ -71,6 +75,9 @@ func (e *Engine) Describe(ctx context.Context, table []string) ([]engine.Column,
 	}
 	if !found {
 		return nil, &engine.Error{Class: engine.ErrNotFound, Message: fmt.Sprintf("postgres: relation %s does not exist", pgx.Identifier(table).Sanitize())}
+	}
+	if !readable {
+		return nil, &engine.Error{Class: engine.ErrPermissionDenied, Message: fmt.Sprintf("postgres: permission denied for relation %s: the connected role has no SELECT grant on it (SQLSTATE 42501)", pgx.Identifier(table).Sanitize())}
 	}
 	return cols, nil
 }

@@ -22,6 +22,11 @@ var (
 		"42703": true, // undefined_column
 		"3F000": true, // invalid_schema_name
 	}
+	// The object exists but the connected role may not read it: a grant
+	// is missing (42501 insufficient_privilege).
+	permissionCodes = map[string]bool{
+		"42501": true,
+	}
 	// The server cannot serve right now; retrying later can succeed.
 	unavailableCodes = map[string]bool{
 		"3D000": true, // invalid_catalog_name: the configured database is gone
@@ -43,7 +48,8 @@ var (
 )
 
 // classify turns a pgx error into an *engine.Error. Missing tables,
-// columns and schemas are engine.ErrNotFound (drift); failures to connect,
+// columns and schemas are engine.ErrNotFound (drift); a missing grant is
+// engine.ErrPermissionDenied; failures to connect,
 // authenticate or keep a session, timeouts and resource exhaustion are
 // engine.ErrUnavailable. A statement cut by ctx wraps ctx.Err(); a deadline
 // counts as unavailable (the engine did not answer in time), a cancelled
@@ -72,6 +78,8 @@ func classOf(err error) error {
 		switch {
 		case notFoundCodes[pe.Code]:
 			return engine.ErrNotFound
+		case permissionCodes[pe.Code]:
+			return engine.ErrPermissionDenied
 		case unavailableCodes[pe.Code], len(pe.Code) == 5 && unavailableClasses[pe.Code[:2]]:
 			return engine.ErrUnavailable
 		}

@@ -16,7 +16,8 @@ import (
 // holds names as the connector stores them (lower case for most). Types
 // are Trino's spelling upper-cased: BIGINT, VARCHAR, DECIMAL(10,2),
 // TIMESTAMP(3). A missing table, schema or catalog is an *engine.Error
-// wrapping engine.ErrNotFound; an unreachable cluster wraps
+// wrapping engine.ErrNotFound, one the user may not read wraps
+// engine.ErrPermissionDenied; an unreachable cluster wraps
 // engine.ErrUnavailable.
 func (e *Engine) Describe(ctx context.Context, table []string) ([]engine.Column, error) {
 	if len(table) == 0 || len(table) > 3 {
@@ -39,10 +40,11 @@ func (e *Engine) Describe(ctx context.Context, table []string) ([]engine.Column,
 	if err != nil {
 		return nil, err
 	}
-	// information_schema answers no rows, not an error, for a missing
-	// table or schema.
+	// information_schema answers no rows, not an error, both for a missing
+	// table and for one access control hides from this user; reading it
+	// tells the two apart (TABLE_NOT_FOUND vs PERMISSION_DENIED).
 	if len(res.Rows) == 0 {
-		return nil, &engine.Error{Class: engine.ErrNotFound, Message: fmt.Sprintf("trino: table %s.%s.%s does not exist", d.QuoteIdent(parts[0]), d.QuoteIdent(parts[1]), d.QuoteIdent(parts[2]))}
+		return e.probe(ctx, parts)
 	}
 	cols := make([]engine.Column, 0, len(res.Rows))
 	for _, r := range res.Rows {
@@ -60,4 +62,18 @@ func typeName(t string) string {
 		return t
 	}
 	return strings.ToUpper(t)
+}
+
+// probe reads no rows of a table information_schema does not list: Trino
+// then reports why (TABLE_NOT_FOUND, SCHEMA_NOT_FOUND or
+// PERMISSION_DENIED), classified by Query. A table that answers after all
+// is described by its result columns (types without parameters).
+func (e *Engine) probe(ctx context.Context, parts []string) ([]engine.Column, error) {
+	d := dialect.Trino
+	name := d.QuoteIdent(parts[0]) + "." + d.QuoteIdent(parts[1]) + "." + d.QuoteIdent(parts[2])
+	res, err := e.Query(ctx, "SELECT * FROM "+name+" LIMIT 0", 0)
+	if err != nil {
+		return nil, err
+	}
+	return res.Columns, nil
 }

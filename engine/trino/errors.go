@@ -25,8 +25,10 @@ var (
 		"MISSING_TABLE":     true,
 		"MISSING_SCHEMA":    true,
 		"MISSING_CATALOG":   true,
-		// Trino cannot read the object: the model needs fixing (grants or
-		// names), not a retry. Message keeps "permission denied".
+	}
+	// Trino's access control refuses the object: a grant is missing, not
+	// a retry's worth.
+	permissionNames = map[string]bool{
 		"PERMISSION_DENIED": true,
 	}
 	// The cluster cannot serve right now; retrying later can succeed.
@@ -84,6 +86,8 @@ func classOf(err error) error {
 		switch {
 		case notFoundNames[te.ErrorName]:
 			return engine.ErrNotFound
+		case permissionNames[te.ErrorName]:
+			return engine.ErrPermissionDenied
 		case invalidInputNames[te.ErrorName]:
 			return engine.ErrInvalidInput
 		case unavailableNames[te.ErrorName], te.ErrorType == "INSUFFICIENT_RESOURCES":

@@ -159,7 +159,7 @@ func TestErrorClasses(t *testing.T) {
 	}
 	for name, class := range map[string]error{
 		"SERVER_STARTING_UP": engine.ErrUnavailable,
-		"PERMISSION_DENIED":  engine.ErrNotFound,
+		"PERMISSION_DENIED":  engine.ErrPermissionDenied,
 		"CATALOG_NOT_FOUND":  engine.ErrNotFound,
 		"SCHEMA_NOT_FOUND":   engine.ErrNotFound,
 	} {

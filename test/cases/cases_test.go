@@ -172,13 +172,13 @@ func runPlanned(t *testing.T, eng *duckdb.Engine, c *casefile.Case, q casefile.Q
 	if len(cols) != len(names) {
 		t.Fatalf("%s %s: plan declares %d columns %v but the SQL returns %d %v\nSQL:\n%s", c.ID, q.Name, len(cols), cols, len(names), names, p.SQL)
 	}
-	got, err := reorder(raw, cols, q.Expected.Columns)
+	got, err := casefile.Reorder(raw, cols, q.Expected.Columns)
 	if err != nil {
 		t.Fatalf("%s %s: %v\nSQL:\n%s", c.ID, q.Name, err, p.SQL)
 	}
 	ok, why := casefile.Match(q.Expected.Rows, got, q.Ordered, q.Tolerance)
 	if ok {
-		conv, err := reorder(viaEngine.Rows, cols, q.Expected.Columns)
+		conv, err := casefile.Reorder(viaEngine.Rows, cols, q.Expected.Columns)
 		if err != nil {
 			t.Fatalf("%s %s: engine.Query result: %v", c.ID, q.Name, err)
 		}
@@ -210,29 +210,6 @@ func wrongAnswer(c *casefile.Case, q casefile.Query, engineName, sql, why string
 		msg += "typical wrong answers of this case: " + c.TypicalWrong + "\n"
 	}
 	return msg
-}
-
-// reorder projects rows from the planner's column order onto the expected
-// column order by name.
-func reorder(rows [][]any, have, want []string) ([][]any, error) {
-	idx := make([]int, len(want))
-	for i, w := range want {
-		idx[i] = slices.Index(have, w)
-		if idx[i] < 0 {
-			return nil, fmt.Errorf("result has no column %q; columns are %v", w, have)
-		}
-	}
-	if len(have) != len(want) {
-		return nil, fmt.Errorf("result columns %v, want exactly %v", have, want)
-	}
-	out := make([][]any, len(rows))
-	for r, row := range rows {
-		out[r] = make([]any, len(want))
-		for i, j := range idx {
-			out[r][i] = row[j]
-		}
-	}
-	return out, nil
 }
 
 func problemsText(ps compiler.Problems) string {

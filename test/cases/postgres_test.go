@@ -157,7 +157,7 @@ func runPlannedPostgres(t *testing.T, e *postgres.Engine, c *casefile.Case, q ca
 	if !slices.Equal(cols, names) {
 		t.Fatalf("%s %s: plan declares columns %v but PostgreSQL returns %v\nSQL:\n%s", c.ID, q.Name, cols, names, p.SQL)
 	}
-	got, err := reorder(res.Rows, cols, q.Expected.Columns)
+	got, err := casefile.Reorder(res.Rows, cols, q.Expected.Columns)
 	if err != nil {
 		t.Fatalf("%s %s: %v\nSQL:\n%s", c.ID, q.Name, err, p.SQL)
 	}

@@ -2,8 +2,12 @@
 // that speaks the client REST protocol (POST /v1/statement, nextUri paging,
 // columns with type signatures, error objects, DELETE to cancel; Trino
 // documentation, "Client protocol") and answers by running the SQL on an
-// in-process DuckDB. It proves that the real trino-go-client, the engine's
-// conversion and its error classification work end to end; it does not
+// in-process DuckDB, with Trino's rules emulated where the two engines
+// differ (emulate.go: integer division, parameterised temporal types,
+// functions such as date_diff), and Trino's access control emulated by
+// Deny. It proves that the real trino-go-client, the engine's conversion
+// and its error classification work end to end, and that Trino SQL
+// computes the expected answers under the emulated rules; it does not
 // prove that Trino accepts the SQL, since DuckDB parses it.
 package trinotest
 
@@ -22,6 +26,7 @@ import (
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2" // registers database/sql driver "duckdb"
+	trinoclient "github.com/trinodb/trino-go-client/trino"
 )
 
 // Server is a running protocol server. Its DuckDB database is named
@@ -44,6 +49,7 @@ type Server struct {
 	cancelled []string
 	inject    *Error
 	posts     []http.Header
+	denied    map[string]bool
 }
 
 // Error is a Trino error object (QueryError in the protocol).
@@ -65,22 +71,41 @@ type query struct {
 // 1). It stops when the test ends.
 func Start(t testing.TB, user, password string, pageSize int) *Server {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	s, err := New(user, password, pageSize)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// New runs a server like Start for callers without a test, such as a
+// TestMain sharing one server across a package; Stop ends it.
+func New(user, password string, pageSize int) (*Server, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range macroSQL() {
+		if _, err := db.Exec(m); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("trinotest: installing %q: %w", m, err)
+		}
 	}
 	if pageSize < 1 {
 		pageSize = 1
 	}
-	s := &Server{DB: db, user: user, password: password, pageSize: pageSize, queries: map[string]*query{}}
+	s := &Server{DB: db, user: user, password: password, pageSize: pageSize, queries: map[string]*query{}, denied: map[string]bool{}}
 	s.srv = httptest.NewTLSServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	s.Client = s.srv.Client()
-	t.Cleanup(func() {
-		s.srv.Close()
-		db.Close()
-	})
-	return s
+	return s, nil
+}
+
+// Stop closes the listener and the DuckDB database.
+func (s *Server) Stop() {
+	s.srv.Close()
+	s.DB.Close()
 }
 
 // DSN is a trino-go-client DSN for this server with the given catalog and
@@ -103,6 +128,23 @@ func (s *Server) DSN(catalog, schema string) string {
 	return u
 }
 
+// ClientDSN is DSN(catalog, schema) selecting the server's Client, which
+// trusts its self-signed certificate: it registers Client with
+// trino-go-client under name ("custom_client" in the DSN) until the test
+// ends. Names are process-wide, so each test needs its own.
+func (s *Server) ClientDSN(t testing.TB, name, catalog, schema string) string {
+	t.Helper()
+	if err := trinoclient.RegisterCustomClient(name, s.Client); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { trinoclient.DeregisterCustomClient(name) })
+	dsn := s.DSN(catalog, schema)
+	if strings.Contains(dsn, "?") {
+		return dsn + "&custom_client=" + name
+	}
+	return dsn + "?custom_client=" + name
+}
+
 // Close stops the server now (to test an unreachable coordinator).
 func (s *Server) Close() { s.srv.Close() }
 
@@ -111,6 +153,55 @@ func (s *Server) FailNext(e Error) {
 	s.mu.Lock()
 	s.inject = &e
 	s.mu.Unlock()
+}
+
+// Deny makes tables (unqualified names, any case) unreadable, as Trino's
+// access control would: a statement naming one fails with
+// PERMISSION_DENIED ("Access Denied: Cannot select from table ...") and
+// information_schema hides it, as Trino filters metadata by access.
+func (s *Server) Deny(tables ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range tables {
+		s.denied[strings.ToLower(t)] = true
+	}
+}
+
+// deniedIn returns the first denied table stmt names, or "".
+func (s *Server) deniedIn(stmt string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.denied) == 0 {
+		return ""
+	}
+	for _, t := range lex(stmt) {
+		name := t.text
+		switch t.kind {
+		case 'q':
+			name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
+		case 'w':
+		default:
+			continue
+		}
+		if s.denied[strings.ToLower(name)] {
+			return name
+		}
+	}
+	return ""
+}
+
+// hidden lists the denied tables as a SQL list of string literals.
+func (s *Server) hidden() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var names []string
+	for t := range s.denied {
+		names = append(names, "'"+strings.ReplaceAll(t, "'", "''")+"'")
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return strings.Join(names, ", ")
 }
 
 // Cancelled lists the ids of queries the client cancelled (DELETE).
@@ -237,23 +328,34 @@ func (s *Server) forget(id string) {
 	s.mu.Unlock()
 }
 
-// run executes stmt on DuckDB in the session catalog and schema.
+// run executes stmt on DuckDB in the session catalog and schema, after
+// the Trino emulation of emulate.go.
 func (s *Server) run(ctx context.Context, h http.Header, stmt string) ([]column, [][]any, *Error) {
+	if name := s.deniedIn(stripInfoSchema(stmt)); name != "" {
+		return nil, nil, &Error{Message: "Access Denied: Cannot select from table " + name, ErrorCode: 4, ErrorName: "PERMISSION_DENIED", ErrorType: "USER_ERROR"}
+	}
 	conn, err := s.DB.Conn(ctx)
 	if err != nil {
 		return nil, nil, internalError(err)
 	}
 	defer conn.Close()
+	setup := append([]string(nil), session...)
 	if c, sc := h.Get("X-Trino-Catalog"), h.Get("X-Trino-Schema"); c != "" {
 		use := quoteIdent(c)
 		if sc != "" {
 			use += "." + quoteIdent(sc)
 		}
-		if _, err := conn.ExecContext(ctx, "USE "+use); err != nil {
+		// The emulation macros live in memory.main; keep them in reach.
+		setup = append(setup, "USE "+use, "SET search_path = '"+strings.ReplaceAll(use, "'", "''")+",memory.main'")
+	} else {
+		setup = append(setup, "USE memory.main", "SET search_path = 'memory.main'")
+	}
+	for _, q := range setup {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return nil, nil, toError(err)
 		}
 	}
-	rows, err := conn.QueryContext(ctx, rewrite(stmt))
+	rows, err := conn.QueryContext(ctx, emulate(s.rewrite(stmt)))
 	if err != nil {
 		return nil, nil, toError(err)
 	}
@@ -291,13 +393,36 @@ func (s *Server) run(ctx context.Context, h http.Header, stmt string) ([]column,
 // which Trino has per catalog and DuckDB only once for all databases.
 var catalogInfoSchema = regexp.MustCompile(`"((?:[^"]|"")+)"\.information_schema\.(columns|tables)\b`)
 
-// rewrite turns Trino-only spellings that tests need into DuckDB's.
-func rewrite(stmt string) string {
+// rewrite turns a catalog-qualified information_schema table into
+// DuckDB's one for all databases, restricted to that catalog and without
+// denied tables.
+func (s *Server) rewrite(stmt string) string {
+	hidden := s.hidden()
 	return catalogInfoSchema.ReplaceAllStringFunc(stmt, func(m string) string {
 		sub := catalogInfoSchema.FindStringSubmatch(m)
 		cat := strings.ReplaceAll(sub[1], `""`, `"`)
-		return "(SELECT * FROM information_schema." + sub[2] + " WHERE table_catalog = '" + strings.ReplaceAll(cat, "'", "''") + "') AS " + sub[2]
+		where := "table_catalog = '" + strings.ReplaceAll(cat, "'", "''") + "'"
+		if hidden != "" {
+			where += " AND lower(table_name) NOT IN (" + hidden + ")"
+		}
+		return "(SELECT * FROM information_schema." + sub[2] + " WHERE " + where + ") AS " + sub[2]
 	})
+}
+
+// stripInfoSchema removes information_schema queries' string literals
+// from the permission check: naming a table in a metadata filter reads
+// no data (the rows are hidden instead).
+func stripInfoSchema(stmt string) string {
+	if !strings.Contains(strings.ToLower(stmt), "information_schema") {
+		return stmt
+	}
+	var b strings.Builder
+	for _, t := range lex(stmt) {
+		if t.kind != 's' {
+			b.WriteString(t.text)
+		}
+	}
+	return b.String()
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -247,4 +248,28 @@ func FormatRows(rows [][]any) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// Reorder projects rows from the result columns have onto the expected
+// columns want by name. Errors: a column of want missing from have, or
+// have holding other columns too.
+func Reorder(rows [][]any, have, want []string) ([][]any, error) {
+	idx := make([]int, len(want))
+	for i, w := range want {
+		idx[i] = slices.Index(have, w)
+		if idx[i] < 0 {
+			return nil, fmt.Errorf("result has no column %q; columns are %v", w, have)
+		}
+	}
+	if len(have) != len(want) {
+		return nil, fmt.Errorf("result columns %v, want exactly %v", have, want)
+	}
+	out := make([][]any, len(rows))
+	for r, row := range rows {
+		out[r] = make([]any, len(want))
+		for i, j := range idx {
+			out[r][i] = row[j]
+		}
+	}
+	return out, nil
 }

@@ -1,0 +1,1 @@
+WITH "g0" AS (SELECT md5(CAST("orders"."status" AS VARCHAR)) AS "d0", SUM(("orders"."amount")) AS "m0" FROM "shop"."orders" AS "orders" WHERE (md5(CAST("orders"."status" AS VARCHAR)) <> 'cancelled') GROUP BY 1) SELECT "q"."orders.status", "q"."revenue" FROM (SELECT "g0"."d0" AS "orders.status", "g0"."m0" AS "revenue" FROM "g0") AS "q" ORDER BY "q"."orders.status" DESC NULLS LAST

@@ -1,0 +1,1 @@
+WITH "g0" AS (SELECT date_trunc('hour', "refunds"."refunded_on") AS "d0", SUM(("refunds"."amount")) AS "m0" FROM "shop"."refunds" AS "refunds" GROUP BY 1) SELECT "q"."refunds.refunded_on.hour", "q"."refund_total" FROM (SELECT "g0"."d0" AS "refunds.refunded_on.hour", "g0"."m0" AS "refund_total" FROM "g0") AS "q" ORDER BY "q"."refunds.refunded_on.hour" ASC NULLS LAST

@@ -1,0 +1,101 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/ossie-dev/ossie/compiler/dialect"
+	"github.com/ossie-dev/ossie/engine"
+)
+
+var _ engine.Viewer = (*Engine)(nil)
+
+// relationsSQL lists the relations of one schema of the connected
+// database ($2, when given, must be its name) with each view's comment.
+const relationsSQL = `SELECT c.relname, c.relkind = 'v', COALESCE(CASE WHEN c.relkind = 'v' THEN obj_description(c.oid, 'pg_class') END, '')
+FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = $1 AND ($2::text IS NULL OR $2::text = current_database())
+  AND c.relkind IN ('r', 'v', 'm', 'f', 'p')`
+
+// Relations lists the tables, views, materialized views, foreign and
+// partitioned tables of schema ([schema] or [database, schema] naming the
+// connected database) with each view's comment.
+func (e *Engine) Relations(ctx context.Context, schema []string) (map[string]engine.Relation, error) {
+	var db *string
+	name := schema[len(schema)-1]
+	if len(schema) == 2 {
+		db = &schema[0]
+	}
+	rows, err := e.pool.Query(ctx, relationsSQL, name, db)
+	if err != nil {
+		return nil, e.classify(ctx, err)
+	}
+	out := map[string]engine.Relation{}
+	var r engine.Relation
+	_, err = pgx.ForEachRow(rows, []any{&r.Name, &r.View, &r.Comment}, func() error {
+		out[r.Name] = r
+		return nil
+	})
+	if err != nil {
+		return nil, e.classify(ctx, err)
+	}
+	return out, nil
+}
+
+// ApplyView creates the schema when it does not exist (checked first:
+// CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the database
+// even when the schema exists), creates or replaces the view and comments
+// it, in one transaction. PostgreSQL's CREATE OR REPLACE VIEW refuses a
+// change of the view's columns (names, types, a dropped column: SQLSTATE
+// 42P16); the view is then dropped and created again in one transaction,
+// which loses the grants made on the view itself (grant SELECT on the
+// schema's tables by default privileges instead, docs/operator.md).
+func (e *Engine) ApplyView(ctx context.Context, v engine.ViewDef) error {
+	err := e.applyView(ctx, v, false)
+	var pe *pgconn.PgError
+	if v.Replace && errors.As(err, &pe) && pe.Code == "42P16" {
+		err = e.applyView(ctx, v, true)
+	}
+	return e.classify(ctx, err)
+}
+
+func (e *Engine) applyView(ctx context.Context, v engine.ViewDef, recreate bool) error {
+	tx, err := e.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var exists bool
+	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1)", v.Schema[len(v.Schema)-1]).Scan(&exists); err != nil {
+		return err
+	}
+	q := dialect.Postgres.QuoteIdent
+	rel := engine.QuotePath(q, append(append([]string(nil), v.Schema...), v.Name)...)
+	var stmts []string
+	if !exists {
+		stmts = append(stmts, "CREATE SCHEMA IF NOT EXISTS "+engine.QuotePath(q, v.Schema...))
+	}
+	switch {
+	case recreate:
+		stmts = append(stmts, "DROP VIEW IF EXISTS "+rel, "CREATE VIEW "+rel+" AS "+v.Query)
+	case v.Replace:
+		stmts = append(stmts, "CREATE OR REPLACE VIEW "+rel+" AS "+v.Query)
+	default:
+		stmts = append(stmts, "CREATE VIEW "+rel+" AS "+v.Query)
+	}
+	stmts = append(stmts, "COMMENT ON VIEW "+rel+" IS "+dialect.Postgres.QuoteString(v.Comment))
+	for _, s := range stmts {
+		if _, err := tx.Exec(ctx, s); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// DropView drops the view if it exists.
+func (e *Engine) DropView(ctx context.Context, schema []string, name string) error {
+	return e.Exec(ctx, engine.DropViewStatement(dialect.Postgres, schema, name))
+}

@@ -1,0 +1,85 @@
+package ossiectl
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/engine/connect"
+)
+
+// engineFlags select the engine of query and serve (engine/connect):
+// DuckDB by default (--duckdb, --load), or PostgreSQL or Trino with the
+// connection string in a variable or a file, never in a flag value.
+type engineFlags struct {
+	engine, dsnEnv, dsnFile, passwordFile string
+}
+
+func (f *engineFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.engine, "engine", connect.DuckDB, "SQL engine: "+strings.Join(connect.Engines, ", "))
+	fl.StringVar(&f.dsnEnv, "dsn-env", "", "postgres, trino: name of the environment variable holding the connection string")
+	fl.StringVar(&f.dsnFile, "dsn-file", "", "postgres, trino: file holding the connection string (e.g. a mounted Secret key)")
+	fl.StringVar(&f.passwordFile, "password-file", "", "postgres: file whose content replaces the connection string's password")
+}
+
+// open opens the selected engine. DuckDB opens dbPath and loads the files
+// (openDuckDB); the networked engines take no --duckdb or --load and use
+// the compile defaults as their session catalog and schema.
+func (f *engineFlags) open(ctx context.Context, dbPath string, loads []tableLoad, opts compiler.CompileOptions) (engine.Engine, error) {
+	o := connect.Options{Engine: f.engine, DuckDBPath: dbPath, DSNEnv: f.dsnEnv, DSNFile: f.dsnFile,
+		PasswordFile: f.passwordFile, Catalog: opts.DefaultCatalog, Schema: opts.DefaultSchema}
+	if err := o.Check(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	if err := checkDSNEnv(f.dsnEnv); err != nil {
+		return nil, err
+	}
+	if f.engine == "" || f.engine == connect.DuckDB {
+		if f.dsnEnv == "" && f.dsnFile == "" {
+			return openDuckDB(ctx, dbPath, loads)
+		}
+	}
+	if len(loads) > 0 {
+		return nil, usagef("--load needs the embedded DuckDB (--engine duckdb with --duckdb or no database)")
+	}
+	if err := preflight(ctx, f.engine, f.dsnEnv, f.dsnFile); err != nil {
+		return nil, err
+	}
+	eng, err := connect.Open(ctx, o)
+	if err != nil {
+		return nil, engineOpenError(err, "check "+dsnWhere(f.dsnEnv, f.dsnFile))
+	}
+	return eng, nil
+}
+
+// checkDSNEnv refuses --dsn-env naming an unset or empty variable before
+// anything is opened: that is a mistake in the command line (exit 2), not
+// a problem of the engine.
+func checkDSNEnv(name string) error {
+	if name == "" {
+		return nil
+	}
+	if v, ok := os.LookupEnv(name); !ok || strings.TrimSpace(v) == "" {
+		return usagef("--dsn-env %s: the environment variable %s is not set (or empty); export it with the connection string (export %s='postgres://user@host:5432/db'), or pass --dsn-file FILE", name, name, name)
+	}
+	return nil
+}
+
+// dsnWhere names where the connection string came from, for next steps.
+func dsnWhere(env, file string) string {
+	if env != "" {
+		return "the DSN in $" + env
+	}
+	return "the DSN in " + file
+}
+
+// inMemory reports whether open gives an empty in-memory DuckDB (no
+// --duckdb file and no connection string).
+func (f *engineFlags) inMemory(dbPath string) bool {
+	return (f.engine == "" || f.engine == connect.DuckDB) && dbPath == "" && f.dsnEnv == "" && f.dsnFile == ""
+}

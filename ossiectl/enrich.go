@@ -1,0 +1,401 @@
+package ossiectl
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ossie-dev/ossie/api/ossie"
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/expr"
+)
+
+// enrichOptions are the flags of enrich.
+type enrichOptions struct {
+	datahub, platform, env, instance string
+	tokenEnv, tokenFile, output      string
+	urns                             map[string]string
+	nameParts                        int
+	overwrite, dryRun, lowercase     bool
+	timeout                          time.Duration
+}
+
+// enrichStats counts what enrich did, for the summary line.
+type enrichStats struct {
+	datasets, lookedUp, skipped, found, added, replaced, kept, synonyms int
+}
+
+func (e *env) enrichCmd() *cobra.Command {
+	o := enrichOptions{}
+	var urnFlags []string
+	cmd := &cobra.Command{
+		Use:   "enrich --datahub URL --platform PLATFORM FILE",
+		Short: "Fill missing descriptions and add synonyms from DataHub's glossary terms and tags",
+		Long: "enrich looks up every dataset of FILE (an Ossie document or a SemanticModel manifest) in DataHub's\n" +
+			"GraphQL API and, for the dataset and each field, fills a missing description and adds the\n" +
+			"glossary terms and tags as ai_context.synonyms. Text the author wrote is never replaced unless\n" +
+			"--overwrite; synonyms are only added. Comments and key order are kept; FILE is replaced\n" +
+			"atomically (or the result goes to -o OUT, '-' for stdout). A summary of every change is printed.\n\n" +
+			"Dataset to DataHub URN: urn:li:dataset:(urn:li:dataPlatform:PLATFORM,NAME,ENV) where NAME is the\n" +
+			"table path of the dataset's source as written (catalog.schema.table), cut to its last\n" +
+			"--name-parts parts (2 for glue/hive, whose names are database.table), lowercased with\n" +
+			"--lowercase, and prefixed by --platform-instance and a dot when given. Query and file sources are skipped unless mapped with\n" +
+			"--urn DATASET=URN. A field matches the DataHub column named by its expression when that is a plain\n" +
+			"column reference, else the column named like the field (case-insensitive; v2 field paths such as\n" +
+			"[version=2.0].[type=string].city match city).\n\n" +
+			"The token is read from the environment variable --token-env (default DATAHUB_TOKEN) or from\n" +
+			"--token-file, and sent as a Bearer token; it is never printed.\n\n" +
+			"Exit status: 0 done; 1 the document has problems or DataHub refused the request; 2 usage;\n" +
+			"3 DataHub could not be reached (nothing was written).",
+		Example: "  export DATAHUB_TOKEN=...   # a DataHub personal access token\n" +
+			"  ossiectl enrich --datahub http://datahub-gms:8080 --platform trino model.yaml\n" +
+			"  ossiectl enrich --datahub https://datahub.example.com/api/graphql --platform postgres --env DEV \\\n" +
+			"      --urn 'orders=urn:li:dataset:(urn:li:dataPlatform:postgres,shop.public.orders_v2,DEV)' model.yaml -o -",
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.datahub == "" {
+				return usagef("--datahub URL is required (DataHub GMS address, e.g. http://datahub-gms:8080)")
+			}
+			if o.platform == "" && len(urnFlags) == 0 {
+				return usagef("--platform is required to build each dataset's DataHub URN (the platform of the sources: trino, postgres, glue, hive, snowflake, ...), unless every dataset is mapped with --urn DATASET=URN")
+			}
+			o.urns = map[string]string{}
+			for _, u := range urnFlags {
+				ds, urn, ok := strings.Cut(u, "=")
+				if !ok || ds == "" || !strings.HasPrefix(urn, "urn:li:dataset:") {
+					return usagef("--urn %q: want DATASET=urn:li:dataset:(...)", u)
+				}
+				o.urns[ds] = urn
+			}
+			token, err := o.token()
+			if err != nil {
+				return err
+			}
+			if token == "" {
+				fmt.Fprintf(e.stderr, "ossiectl: warning: no DataHub token ($%s is not set and no --token-file); trying without authentication, which works only if DataHub allows anonymous reads\n", o.tokenEnv)
+			}
+			return e.enrich(cmd, args[0], o, token)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.datahub, "datahub", "", "DataHub GMS address or GraphQL endpoint (/api/graphql is appended unless the URL ends in /graphql)")
+	f.StringVar(&o.platform, "platform", "", "DataHub data platform of the sources: trino, postgres, glue, hive, duckdb, ...")
+	f.StringVar(&o.env, "env", "PROD", "DataHub environment (fabric) of the datasets")
+	f.StringVar(&o.instance, "platform-instance", "", "DataHub platform instance, prefixed to dataset names")
+	f.IntVar(&o.nameParts, "name-parts", 0, "keep only the last N dot-separated parts of the table path (2 for glue and hive: database.table); 0 keeps all")
+	f.BoolVar(&o.lowercase, "lowercase", false, "lowercase dataset names in URNs (as DataHub's Snowflake and BigQuery sources do)")
+	f.StringArrayVar(&urnFlags, "urn", nil, "DATASET=URN: use this DataHub URN for a dataset (repeatable)")
+	f.StringVar(&o.tokenEnv, "token-env", "DATAHUB_TOKEN", "environment variable holding the DataHub access token")
+	f.StringVar(&o.tokenFile, "token-file", "", "file holding the DataHub access token (e.g. a mounted Secret)")
+	f.BoolVar(&o.overwrite, "overwrite", false, "replace descriptions the author wrote with DataHub's")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print the summary only; write nothing")
+	f.StringVarP(&o.output, "output", "o", "", "write the result here instead of replacing FILE ('-' = stdout)")
+	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "time limit of each DataHub request")
+	return cmd
+}
+
+// token reads the access token from --token-file, else the environment;
+// an empty token means DataHub runs without authentication.
+func (o enrichOptions) token() (string, error) {
+	if o.tokenFile != "" {
+		b, err := os.ReadFile(o.tokenFile)
+		if err != nil {
+			return "", failf("cannot read --token-file: %v. Next: point --token-file at the file holding a DataHub access token", err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	return strings.TrimSpace(os.Getenv(o.tokenEnv)), nil
+}
+
+func (e *env) enrich(cmd *cobra.Command, name string, o enrichOptions, token string) error {
+	data, err := e.readInput(name)
+	if err != nil {
+		return failf("cannot read %s: %v. Next: check the path of the document to enrich", displayName(name), err)
+	}
+	in, probs := readOssieInput(data)
+	var parsed *compiler.Parsed
+	if in != nil {
+		parsed, probs = compiler.Parse(in.doc)
+		probs = in.remap(probs)
+	}
+	if probs.HasErrors() {
+		printProblems(e.stderr, displayName(name), probs.Errors())
+		return failf("%s cannot be read; nothing was changed. Next: fix the problems listed (ossiectl validate %s)", displayName(name), name)
+	}
+	f, err := parser.ParseBytes(data, parser.ParseComments)
+	if err != nil {
+		return failf("%v", err)
+	}
+	root := asMapping(f.Docs[0].Body)
+	if in.manifest != nil {
+		root = asMapping(mapValue(root, "spec"))
+	}
+	client := newDatahubClient(o.datahub, token, o.timeout)
+	var st enrichStats
+	total := 0
+	for _, model := range parsed.Doc.SemanticModel {
+		total += len(model.Datasets)
+	}
+	tick, done := e.lookupProgress(total)
+	defer done()
+	models := asSequence(mapValue(root, "semantic_model"))
+	for i, model := range parsed.Doc.SemanticModel {
+		dsNodes := asSequence(mapValue(asMapping(models.Values[i]), "datasets"))
+		for j, ds := range model.Datasets {
+			st.datasets++
+			tick(st.datasets)
+			label := ds.Name
+			if len(parsed.Doc.SemanticModel) > 1 {
+				label = model.Name + "/" + ds.Name
+			}
+			urn, why := datasetURN(ds, o)
+			if urn == "" {
+				st.skipped++
+				fmt.Fprintf(e.stdout, "%s: skipped: %s\n", label, why)
+				continue
+			}
+			st.lookedUp++
+			found, err := client.dataset(cmd.Context(), urn)
+			if err != nil {
+				return datahubFailure(err, o.datahub, token != "")
+			}
+			if found == nil {
+				fmt.Fprintf(e.stdout, "%s: not in DataHub (%s). Next: check --platform/--env/--platform-instance, or map it with --urn %s=URN\n", label, urn, ds.Name)
+				continue
+			}
+			st.found++
+			dn := asMapping(dsNodes.Values[j])
+			e.enrichEntry(&st, label, dn, ds.Description, ds.AIContext, found.dhEntry, o.overwrite)
+			fieldNodes := asSequence(mapValue(dn, "fields"))
+			for k, fld := range ds.Fields {
+				info, ok := found.fields[strings.ToLower(fieldColumn(fld))]
+				if !ok {
+					continue
+				}
+				e.enrichEntry(&st, label+"."+fld.Name, asMapping(fieldNodes.Values[k]), fld.Description, fld.AIContext, info, o.overwrite)
+			}
+		}
+	}
+	done()
+	fmt.Fprintf(e.stdout, "%d %s: %d looked up in DataHub, %d found, %d skipped: %d %s added, %d replaced, %d %s added",
+		st.datasets, plural(st.datasets, "dataset", "datasets"), st.lookedUp, st.found, st.skipped, st.added, plural(st.added, "description", "descriptions"), st.replaced, st.synonyms, plural(st.synonyms, "synonym", "synonyms"))
+	if st.kept > 0 {
+		fmt.Fprintf(e.stdout, "; %d author %s kept (--overwrite replaces them)", st.kept, plural(st.kept, "description", "descriptions"))
+	}
+	fmt.Fprintln(e.stdout)
+	changed := st.added+st.replaced+st.synonyms > 0
+	if o.dryRun || (!changed && o.output == "") {
+		return nil
+	}
+	out, err := renderFile(f, data)
+	if err != nil {
+		return failf("%v", err)
+	}
+	// The edit must leave a document that still reads, exactly as before.
+	if check, _ := readOssieInput(out); check == nil {
+		return failf("internal: the enriched file no longer reads; nothing was written")
+	} else if _, p := compiler.Parse(check.doc); p.HasErrors() {
+		return failf("internal: the enriched file no longer reads (%v); nothing was written", p.Errors()[0])
+	}
+	switch {
+	case o.output == "-" || (o.output == "" && name == "-"):
+		_, err = e.stdout.Write(out)
+		return err
+	case o.output != "":
+		name = o.output
+	}
+	if err := writeAtomic(name, out); err != nil {
+		return failf("%v", err)
+	}
+	return nil
+}
+
+// enrichEntry fills the description and adds synonyms of one dataset or
+// field node, printing one summary line when anything changed.
+func (e *env) enrichEntry(st *enrichStats, label string, node *ast.MappingNode, desc string, aiCtx *ossie.AIContext, info dhEntry, overwrite bool) {
+	var did []string
+	switch {
+	case info.description == "" || info.description == strings.TrimSpace(desc):
+	case strings.TrimSpace(desc) == "":
+		if err := setDescription(node, info.description); err == nil {
+			st.added++
+			did = append(did, "description added")
+		}
+	case overwrite:
+		if err := setDescription(node, info.description); err == nil {
+			st.replaced++
+			did = append(did, "description replaced")
+		}
+	default:
+		st.kept++
+	}
+	if add := missingSynonyms(aiCtx, info.synonyms); len(add) > 0 {
+		if aiCtx != nil && aiCtx.IsText {
+			did = append(did, fmt.Sprintf("synonyms %s not added: ai_context is a string (make it {instructions: ...} to let enrich add synonyms)", strings.Join(add, ", ")))
+		} else if err := addSynonyms(node, add); err == nil {
+			st.synonyms += len(add)
+			did = append(did, "synonyms added: "+strings.Join(add, ", "))
+		}
+	}
+	if len(did) > 0 {
+		fmt.Fprintf(e.stdout, "%s: %s\n", label, strings.Join(did, "; "))
+	}
+}
+
+func setDescription(node *ast.MappingNode, text string) error {
+	if entry := mapGet(node, "description"); entry != nil {
+		return replaceValue(entry, quoted(text))
+	}
+	if err := addEntries(node, "description: "+quoted(text)); err != nil {
+		return err
+	}
+	placeAfter(node, "description", "name", "source", "primary_key", "unique_keys", "label")
+	return nil
+}
+
+// addSynonyms appends to ai_context.synonyms, creating what is missing.
+func addSynonyms(node *ast.MappingNode, add []string) error {
+	items := make([]string, len(add))
+	for i, s := range add {
+		items[i] = quoted(s)
+	}
+	list := "[" + strings.Join(items, ", ") + "]"
+	ctx := asMapping(mapValue(node, "ai_context"))
+	if ctx == nil {
+		if err := addEntries(node, "ai_context:\n  synonyms: "+list); err != nil {
+			return err
+		}
+		placeAfter(node, "ai_context", "name", "source", "primary_key", "unique_keys", "label", "description")
+		return nil
+	}
+	syn := asSequence(mapValue(ctx, "synonyms"))
+	if syn == nil {
+		return addEntries(ctx, "synonyms: "+list)
+	}
+	n, err := parseValue(list)
+	if err != nil {
+		return err
+	}
+	src := asSequence(n)
+	if !syn.IsFlowStyle {
+		if n, err = parseValue("- " + strings.Join(items, "\n- ")); err != nil {
+			return err
+		}
+		src = asSequence(n)
+	}
+	return ast.Merge(syn, src)
+}
+
+// missingSynonyms are the names not yet among the synonyms (case-insensitive).
+func missingSynonyms(ctx *ossie.AIContext, names []string) []string {
+	var out []string
+	for _, n := range names {
+		have := false
+		if ctx != nil {
+			for _, s := range ctx.Synonyms {
+				have = have || strings.EqualFold(s, n)
+			}
+		}
+		if !have {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// fieldColumn is the column a field reads when its portable expression is
+// a plain column reference, else the field's own name.
+func fieldColumn(f ossie.Field) string {
+	// A lone column reference, bare or quoted ("Order Date", as init
+	// drafts for names that are not identifiers), qualified or not: the
+	// expression parser unquotes it exactly as the engine will.
+	if p, ok := f.Expression.Portable(); ok {
+		if n, errs := expr.Parse(p.Expression); len(errs) == 0 {
+			if r, ok := n.(expr.Ref); ok {
+				return r.Name
+			}
+		}
+	}
+	return f.Name
+}
+
+// datasetURN is the DataHub URN of a dataset, or "" and why it is skipped.
+func datasetURN(ds ossie.Dataset, o enrichOptions) (string, string) {
+	if urn := o.urns[ds.Name]; urn != "" {
+		return urn, ""
+	}
+	table := ""
+	switch {
+	case ds.Source.Form == ossie.SourceFormQuery:
+		return "", "query source; map it with --urn " + ds.Name + "=URN"
+	case strings.ContainsAny(ds.Source.Object, " \t\n("):
+		return "", "query source; map it with --urn " + ds.Name + "=URN"
+	case isFilePath(ds.Source.Object):
+		return "", "file source; map it with --urn " + ds.Name + "=URN"
+	default:
+		table = ds.Source.Object
+	}
+	if o.platform == "" {
+		return "", "no --platform given to build its URN (e.g. --platform trino)"
+	}
+	if parts := strings.Split(table, "."); o.nameParts > 0 && len(parts) > o.nameParts {
+		table = strings.Join(parts[len(parts)-o.nameParts:], ".")
+	}
+	if o.lowercase {
+		table = strings.ToLower(table)
+	}
+	if o.instance != "" {
+		table = o.instance + "." + table
+	}
+	return fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:%s,%s,%s)", o.platform, table, o.env), ""
+}
+
+func isFilePath(s string) bool {
+	l := strings.ToLower(s)
+	for _, ext := range []string{".parquet", ".csv", ".json", ".ndjson", ".tsv"} {
+		if strings.HasSuffix(l, ext) {
+			return true
+		}
+	}
+	return strings.Contains(s, "/")
+}
+
+// datahubFailure turns a client error into the exit code and next step.
+func datahubFailure(err error, url string, hadToken bool) error {
+	switch {
+	case errors.Is(err, errUnreachable):
+		return &exitError{code: ExitUnreachable, message: fmt.Sprintf("cannot reach DataHub at %s: %v. Nothing was written. Next: check --datahub (the GMS address, e.g. http://datahub-gms:8080, or its /api/graphql endpoint) and that DataHub is running, then retry", graphqlEndpoint(url), err)}
+	case errors.Is(err, errAuth) && !hadToken:
+		return failf("%v: DataHub requires a token and none was given. Nothing was written. Next: set DATAHUB_TOKEN (or --token-env/--token-file) to a DataHub personal access token (Settings > Access Tokens)", err)
+	case errors.Is(err, errAuth):
+		return failf("%v. Nothing was written. Next: set DATAHUB_TOKEN (or --token-env/--token-file) to a valid DataHub personal access token (Settings > Access Tokens)", err)
+	}
+	return failf("%v. Nothing was written", err)
+}
+
+// lookupProgress shows "DataHub: n/total datasets" on stderr while it is a
+// terminal (one line, rewritten), and nothing in pipes, logs and tests.
+// The returned done clears the line; calling it twice is harmless.
+func (e *env) lookupProgress(total int) (tick func(n int), done func()) {
+	f, ok := e.stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return func(int) {}, func() {}
+	}
+	shown := false
+	return func(n int) {
+			shown = true
+			fmt.Fprintf(f, "\r\033[KDataHub: %d/%d datasets", n, total)
+		}, func() {
+			if shown {
+				fmt.Fprint(f, "\r\033[K")
+				shown = false
+			}
+		}
+}

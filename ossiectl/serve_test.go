@@ -1,0 +1,64 @@
+package ossiectl
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/ossie-dev/ossie/server/servertest"
+)
+
+func TestServeAuthUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--models", "../server/testdata/shop.yaml", "--addr", ":0"},
+		{"serve", "--models", "../server/testdata/shop.yaml", "--addr", "0.0.0.0:0"},
+		{"serve", "--models", "../server/testdata/shop.yaml", "--no-auth", "--tokens-file", "x"},
+	} {
+		if code, _, errs := run(t, "", args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", args, code, ExitUsage, errs)
+		}
+	}
+	code, _, errs := run(t, "", "serve", "--models", "../server/testdata/shop.yaml", "--tokens-file", filepath.Join(t.TempDir(), "none.yaml"), "--addr", "127.0.0.1:0")
+	if code != ExitProblems || !strings.Contains(errs, "none.yaml") {
+		t.Errorf("missing tokens file: exit %d\n%s", code, errs)
+	}
+}
+
+// TestServePassesAuthAndGovernance runs `ossiectl serve` with a tokens
+// file and a governance file: no token is 401, a token plans under its
+// role. It stops the command with SIGINT, as a user would.
+func TestServePassesAuthAndGovernance(t *testing.T) {
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens.yaml")
+	const token = "ossiectl-serve-token-0123456789"
+	if err := os.WriteFile(tokens, []byte("tokens:\n  - {name: ca, token: "+token+", roles: [state_analyst], attributes: {state: CA}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	srv := servertest.Start(t, func(addr string) int {
+		return Do([]string{"serve", "--models", "../server/testdata/shop.yaml", "--governance", "../server/testdata/shop.governance.yaml",
+			"--tokens-file", tokens, "--addr", addr}, strings.NewReader(""), &out, &errb)
+	})
+	srv.WaitServing(t)
+	if code, body := srv.Call("GET", "/v1/models", "", ""); code != 401 {
+		t.Errorf("no token: %d %s", code, body)
+	}
+	if code, body := srv.Call("GET", "/v1/models/shop", "", token); code != 200 || strings.Contains(body, "avg_amount") {
+		t.Errorf("detail under the role: %d %s", code, body)
+	}
+	if code, body := srv.Call("POST", "/v1/models/shop/sql", `{"metrics":["order_count"]}`, token); code != 200 || !strings.Contains(body, `'returned'`) {
+		t.Errorf("sql under the role: %d %s", code, body)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := srv.Exit(t); code != 0 {
+		t.Errorf("exit %d after SIGINT\n%s", code, errb.String())
+	}
+	if strings.Contains(errb.String(), token) {
+		t.Error("the log shows the token")
+	}
+}

@@ -1,0 +1,90 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+)
+
+// AuthFlags are the authentication flags shared by cmd/server and
+// `ossiectl serve` (pflag users add them with AddGoFlagSet).
+type AuthFlags struct {
+	TokensFile      string
+	ProxySecretFile string
+	AnonymousRoles  []string
+	NoAuth          bool
+	ReloadInterval  time.Duration
+}
+
+// Register defines the flags on fs.
+func (f *AuthFlags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.TokensFile, "tokens-file", "", "bearer tokens mapped to roles and attributes (YAML/JSON, e.g. a mounted Secret key); reloaded on change")
+	fs.StringVar(&f.ProxySecretFile, "proxy-secret-file", "", "trust X-Ossie-User/-Role/-Attr-* headers from a proxy that sends this file's content in X-Ossie-Proxy-Secret")
+	fs.Func("anonymous-role", "role of requests without credentials (repeatable or comma-separated; default: 401)", func(v string) error {
+		for _, r := range strings.Split(v, ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				f.AnonymousRoles = append(f.AnonymousRoles, r)
+			}
+		}
+		return nil
+	})
+	fs.BoolVar(&f.NoAuth, "no-auth", false, "serve without authentication: every caller sees and queries everything (needed on a non-loopback --addr without the flags above)")
+	fs.DurationVar(&f.ReloadInterval, "auth-reload-interval", DefaultReloadInterval, "poll period of --tokens-file and --proxy-secret-file, on top of file-system events")
+}
+
+// configured reports whether any way of authenticating is set.
+func (f *AuthFlags) configured() bool {
+	return f.TokensFile != "" || f.ProxySecretFile != "" || len(f.AnonymousRoles) > 0
+}
+
+// Check is the usage rule for serving on addr: --no-auth excludes the
+// other auth flags, and without any of them the server only listens on a
+// loopback address (CheckExposure). Its error is a usage error.
+func (f *AuthFlags) Check(addr string) error {
+	if f.NoAuth && f.configured() {
+		return errors.New("--no-auth excludes --tokens-file, --proxy-secret-file and --anonymous-role")
+	}
+	if f.NoAuth || f.configured() {
+		return nil
+	}
+	return CheckExposure(addr)
+}
+
+// Open builds the Auth the flags describe (nil for --no-auth or none),
+// watching its files until ctx is done.
+func (f *AuthFlags) Open(ctx context.Context, log *slog.Logger) (*Auth, error) {
+	if f.NoAuth || !f.configured() {
+		if log != nil {
+			log.Warn("serving without authentication: every caller is ungoverned")
+		}
+		return nil, nil
+	}
+	return NewAuth(ctx, AuthOptions{TokensFile: f.TokensFile, ProxySecretFile: f.ProxySecretFile,
+		AnonymousRoles: f.AnonymousRoles, ReloadInterval: f.ReloadInterval, Logger: log})
+}
+
+// CheckExposure refuses to serve without authentication on anything but
+// a loopback address: an ungoverned server answers every member of every
+// model to whoever reaches it, which is fine for a developer's own machine
+// and nowhere else. addr is a listen address such as "127.0.0.1:8080",
+// "[::1]:8080" or "localhost:8080"; ":8080" listens on every interface.
+func CheckExposure(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err == nil && isLoopback(host) {
+		return nil
+	}
+	return errors.New("no authentication is configured and --addr " + addr + " is not a loopback address: " +
+		"set --tokens-file, --proxy-secret-file or --anonymous-role, or --no-auth to serve ungoverned on purpose")
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/ossie-dev/ossie/api/ossie"
+	"github.com/ossie-dev/ossie/compiler/plan"
+)
+
+// caller is the planner's view of the identity; nil (no identity) plans
+// ungoverned.
+func (id *Identity) caller() *plan.Caller {
+	if id == nil {
+		return nil
+	}
+	return &plan.Caller{Roles: slices.Clone(id.Roles), Attributes: maps.Clone(id.Attributes)}
+}
+
+// visibleTo returns what the caller of ctx may see of m, and whether the
+// model is visible at all: a governed model in which the caller can read
+// no field and no metric is treated as if it were not loaded, so its name
+// does not leak either.
+func (m *model) visibleTo(ctx context.Context) (plan.Visibility, bool) {
+	id := IdentityFrom(ctx)
+	if id == nil || m.art.Governance == nil {
+		return plan.Visibility{}, true // ungoverned: everything, nothing to compute
+	}
+	v := m.planner.Visible(id.caller())
+	return v, !v.Governed || len(v.Fields) > 0 || len(v.Metrics) > 0
+}
+
+// lookupFor is lookup for the caller of ctx: a model the caller cannot
+// see is an unknown model, and the names offered are the visible ones.
+func (s *Server) lookupFor(ctx context.Context, name string) (*model, *Error) {
+	c := s.store.snapshot()
+	if m, ok := c.models[name]; ok {
+		if _, visible := m.visibleTo(ctx); visible {
+			return m, nil
+		}
+	}
+	var known []string
+	for _, n := range c.names {
+		if _, visible := c.models[n].visibleTo(ctx); visible {
+			known = append(known, n)
+		}
+	}
+	return nil, unknownModel(name, known)
+}
+
+// visibleSummaries lists the models the caller of ctx can see, with
+// counts of what it can see.
+func (s *Server) visibleSummaries(ctx context.Context) []ModelSummary {
+	c := s.store.snapshot()
+	out := []ModelSummary{}
+	for _, n := range c.names {
+		m := c.models[n]
+		v, visible := m.visibleTo(ctx)
+		switch {
+		case !visible:
+		case !v.Governed:
+			out = append(out, m.summary)
+		default:
+			d := governedDetail(m.detail, v)
+			sum := m.summary
+			sum.Counts = ModelCounts{Datasets: len(d.Datasets), Metrics: len(d.Metrics), Relationships: len(d.Relationships)}
+			for _, ds := range d.Datasets {
+				sum.Counts.Dimensions += len(ds.Dimensions)
+			}
+			out = append(out, sum)
+		}
+	}
+	return out
+}
+
+// governedDetail is full cut down to v: datasets, dimensions and metrics
+// the caller cannot read are absent (not marked), a primary key is shown
+// only when all its fields are readable, relationships only between
+// visible datasets, and masked dimensions say how they are masked and are
+// typed String (their values come out as text), without time grains.
+// Free text (descriptions, ai_context) is shown as written.
+func governedDetail(full ModelDetail, v plan.Visibility) ModelDetail {
+	d := full
+	d.Datasets = []DatasetInfo{}
+	for _, ds := range full.Datasets {
+		if !v.Dataset(ds.Name) {
+			continue
+		}
+		info := ds
+		info.Dimensions = []DimensionInfo{}
+		for _, dim := range ds.Dimensions {
+			if !v.Field(dim.Name) {
+				continue
+			}
+			if mask, ok := v.Masked[dim.Name]; ok {
+				dim.Masked = string(mask)
+				dim.Datatype = string(ossie.TypeString)
+				dim.IsTime = false
+				dim.Grains = nil
+			}
+			info.Dimensions = append(info.Dimensions, dim)
+		}
+		if slices.ContainsFunc(ds.PrimaryKey, func(f string) bool { return !v.Field(ds.Name + "." + f) }) {
+			info.PrimaryKey = nil
+		}
+		d.Datasets = append(d.Datasets, info)
+	}
+	d.Relationships = []RelationshipRef{}
+	for _, r := range full.Relationships {
+		if v.Dataset(r.From) && v.Dataset(r.To) {
+			d.Relationships = append(d.Relationships, r)
+		}
+	}
+	d.Metrics = []MetricInfo{}
+	for _, m := range full.Metrics {
+		if !v.Metric(m.Name) {
+			continue
+		}
+		m.Datasets = slices.DeleteFunc(slices.Clone(m.Datasets), func(ds string) bool { return !v.Dataset(ds) })
+		d.Metrics = append(d.Metrics, m)
+	}
+	return d
+}

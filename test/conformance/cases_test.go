@@ -1,0 +1,185 @@
+package conformance_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/test/cases/casefile"
+)
+
+// casesDir holds the shared semantic cases (../shared/cases), with their
+// hand-checked answers.
+const casesDir = "../cases"
+
+// TestSharedCases runs every query of every shared case on the three
+// engines, each loaded with the case's tables.sql, and compares each
+// answer with the hand-checked rows and with DuckDB's answer.
+func TestSharedCases(t *testing.T) {
+	cs, err := casefile.LoadAll(casesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) == 0 {
+		t.Fatalf("no cases under %s", casesDir)
+	}
+	for _, c := range cs {
+		t.Run(c.ID, func(t *testing.T) { runCase(t, c, "shared cases", false) })
+	}
+}
+
+// tzCases are this suite's own cases in the casefile format: time zones
+// and daylight-saving changes, which no shared case covers.
+var tzCases = []string{filepath.Join("testdata", "TZ-01")}
+
+// TestTimeZoneCases runs tzCases like the shared cases, after proving
+// each expected answer with its check_sql on DuckDB.
+func TestTimeZoneCases(t *testing.T) {
+	for _, dir := range tzCases {
+		c, err := casefile.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(c.ID, func(t *testing.T) { runCase(t, c, "time zones", true) })
+	}
+}
+
+// runCase loads the case's tables on the three engines and runs every
+// query; with checkSQL, each query's check_sql must first give the
+// expected rows on DuckDB.
+func runCase(t *testing.T, c *casefile.Case, group string, checkSQL bool) {
+	tgs, _ := openTargets(t, "case_"+strings.ToLower(strings.ReplaceAll(c.ID, "-", "_")))
+	for _, tg := range tgs {
+		if err := execScript(tg, c.TablesSQL); err != nil {
+			t.Fatalf("%s: loading tables.sql on %s: %v", c.ID, tg.name, err)
+		}
+	}
+	planners := map[string]*plan.Planner{}
+	for _, tg := range tgs {
+		p, err := planner(c.Model, tg.eng.Dialect())
+		if err != nil {
+			t.Fatalf("%s for %s: %v", c.ID, tg.name, err)
+		}
+		planners[tg.name] = p
+	}
+	for _, q := range c.Queries {
+		t.Run(q.Name, func(t *testing.T) {
+			if checkSQL {
+				res, err := tgs[0].eng.Query(context.Background(), q.CheckSQL, 0)
+				if err != nil {
+					t.Fatalf("%s %s: check_sql: %v", c.ID, q.Name, err)
+				}
+				if ok, why := casefile.Match(q.Expected.Rows, res.Rows, q.Ordered, q.Tolerance); !ok {
+					t.Fatalf("%s %s: check_sql disagrees with the expected rows: %s\ngot:\n%s", c.ID, q.Name, why, casefile.FormatRows(res.Rows))
+				}
+			}
+			runCaseQuery(t, tgs, planners, c, q, group)
+		})
+	}
+}
+
+func runCaseQuery(t *testing.T, tgs []target, planners map[string]*plan.Planner, c *casefile.Case, q casefile.Query, group string) {
+	pq, probs := plan.ParseQuery(q.JSON)
+	if probs.HasErrors() {
+		t.Fatalf("%s %s: query does not parse:\n%s", c.ID, q.Name, problemsText(probs))
+	}
+	got := map[string][][]any{}
+	for _, tg := range tgs {
+		cols, rows, sql, err := answer(tg, planners[tg.name], pq)
+		if err != nil {
+			t.Errorf("case %s %s on %s: %v\nSQL:\n%s", c.ID, q.Name, tg.name, err, sql)
+			continue
+		}
+		counts.add(group, tg.name)
+		rows, err = casefile.Reorder(rows, cols, q.Expected.Columns)
+		if err != nil {
+			t.Errorf("case %s %s on %s: %v", c.ID, q.Name, tg.name, err)
+			continue
+		}
+		got[tg.name] = rows
+		if ok, why := casefile.Match(q.Expected.Rows, rows, q.Ordered, q.Tolerance); !ok {
+			t.Errorf("case %s %s: %s disagrees with the expected answer: %s\n%s got:\n%sexpected:\n%sSQL:\n%s",
+				c.ID, q.Name, tg.name, why, tg.name, casefile.FormatRows(rows), casefile.FormatRows(q.Expected.Rows), sql)
+		}
+	}
+	crossCheck(t, fmt.Sprintf("case %s %s", c.ID, q.Name), got, q.Ordered, q.Tolerance)
+}
+
+// crossCheck compares every engine's rows with DuckDB's.
+func crossCheck(t *testing.T, what string, got map[string][][]any, ordered bool, tol float64) {
+	t.Helper()
+	ref, ok := got[duckName]
+	if !ok {
+		return
+	}
+	for _, name := range engineNames[1:] {
+		rows, ok := got[name]
+		if !ok {
+			continue
+		}
+		if same, why := casefile.Match(ref, rows, ordered, tol); !same {
+			t.Errorf("%s: %s and %s disagree: %s\n%s:\n%s%s:\n%s", what, name, duckName, why, duckName, casefile.FormatRows(ref), name, casefile.FormatRows(rows))
+		}
+	}
+}
+
+// execScript runs a script of ;-separated statements one at a time, as a
+// Trino coordinator takes them.
+func execScript(tg target, script string) error {
+	for _, stmt := range splitStatements(script) {
+		if err := tg.eng.Exec(context.Background(), stmt); err != nil {
+			return fmt.Errorf("%w\nstatement: %s", err, stmt)
+		}
+	}
+	return nil
+}
+
+// splitStatements splits at semicolons outside string literals, quoted
+// identifiers and -- comments, dropping empty statements.
+func splitStatements(script string) []string {
+	var out []string
+	var cur strings.Builder
+	var quote byte
+	comment := false
+	flush := func() {
+		if s := strings.TrimSpace(cur.String()); s != "" && !onlyComments(s) {
+			out = append(out, s)
+		}
+		cur.Reset()
+	}
+	for i := 0; i < len(script); i++ {
+		ch := script[i]
+		switch {
+		case comment:
+			if ch == '\n' {
+				comment = false
+			}
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '-' && i+1 < len(script) && script[i+1] == '-':
+			comment = true
+		case ch == ';':
+			flush()
+			continue
+		}
+		cur.WriteByte(ch)
+	}
+	flush()
+	return out
+}
+
+func onlyComments(s string) bool {
+	for _, line := range strings.Split(s, "\n") {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "--") {
+			return false
+		}
+	}
+	return true
+}
