@@ -49,11 +49,12 @@ const (
 	CodeBadLimit      = "OSS4009" // negative limit or offset
 	CodeUnreachable   = "OSS4010" // a dimension cannot be joined to a metric's dataset
 
-	CodeEngine          = "OSS5001" // the engine refused or failed the query
-	CodeTimeout         = "OSS5002" // query time limit exceeded or request cancelled
-	CodeUnknownModel    = "OSS5003" // no such model is loaded
-	CodeTooLarge        = "OSS5004" // request body over the configured limit
-	CodeUnauthenticated = "OSS5005" // no valid credentials for an authenticated server (HTTP 401)
+	CodeEngine           = "OSS5001" // the engine refused or failed the query
+	CodeTimeout          = "OSS5002" // query time limit exceeded or request cancelled
+	CodeUnknownModel     = "OSS5003" // no such model is loaded
+	CodeTooLarge         = "OSS5004" // request body over the configured limit
+	CodeUnauthenticated  = "OSS5005" // no valid credentials for an authenticated server (HTTP 401)
+	CodeMethodNotAllowed = "OSS5006" // HTTP method not served on this path (HTTP 405)
 )
 
 // Governance codes (docs/governance.md). They sit in the 2xxx model range:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/expr"
 )
@@ -36,25 +37,41 @@ func (mc *modelCheck) checkEngine(d dialect.Dialect) {
 
 // CheckEngine is checkEngine for a compiled artifact, for callers that
 // compiled without CompileOptions.Dialect and learn the engine later (the
-// planner, the operator at bind time). Paths name the artifact's members:
-// `datasets.<dataset>.fields.<field>` and `metrics.<metric>`.
+// planner, the operator at bind time). Paths are the document paths of the
+// dialect entries, relative to the semantic model (the artifact does not
+// know its index in the document):
+// `datasets[i].fields[j].expression.dialects[k].expression` and
+// `metrics[i].expression.dialects[k].expression`.
 func CheckEngine(art *Artifact, d dialect.Dialect) Problems {
 	var probs Problems
-	for _, ds := range art.Datasets {
-		for _, f := range ds.Fields {
+	for i, ds := range art.Datasets {
+		for j, f := range ds.Fields {
 			for _, u := range Unsupported(f.Expr.Node, d) {
 				probs = append(probs, Problem{Code: CodeExprUnsupported, Severity: SeverityError,
-					Path: "datasets." + ds.Name + ".fields." + f.Name, Message: fmt.Sprintf("field %q: %s", ds.Name+"."+f.Name, u.Error())})
+					Path:    fmt.Sprintf("datasets[%d].fields[%d].expression.dialects[%d].expression", i, j, dialectIndex(f.Dialects, f.Dialect)),
+					Message: fmt.Sprintf("field %q: %s", ds.Name+"."+f.Name, u.Error())})
 			}
 		}
 	}
-	for _, m := range art.Metrics {
+	for i, m := range art.Metrics {
 		for _, u := range Unsupported(m.Expr.Node, d) {
 			probs = append(probs, Problem{Code: CodeExprUnsupported, Severity: SeverityError,
-				Path: "metrics." + m.Name, Message: fmt.Sprintf("metric %q: %s", m.Name, u.Error())})
+				Path:    fmt.Sprintf("metrics[%d].expression.dialects[%d].expression", i, dialectIndex(m.Dialects, m.Dialect)),
+				Message: fmt.Sprintf("metric %q: %s", m.Name, u.Error())})
 		}
 	}
 	return probs
+}
+
+// dialectIndex is the index of the entry for dialect d, the one compiled
+// (validate_exprs.go picks the first entry of the chosen dialect).
+func dialectIndex(es []ossie.DialectExpression, d ossie.Dialect) int {
+	for i, e := range es {
+		if e.Dialect == d {
+			return i
+		}
+	}
+	return 0
 }
 
 // Unsupported lists, once each, the calls in n (functions and TRY_CAST)

@@ -14,6 +14,7 @@ func (e *env) compileCmd() *cobra.Command {
 		versionOnly bool
 		model       string
 		opts        compiler.CompileOptions
+		target      string
 	)
 	cmd := &cobra.Command{
 		Use:   "compile FILE",
@@ -26,6 +27,9 @@ func (e *env) compileCmd() *cobra.Command {
 			"  ossiectl compile shop.sm.yaml --model orders --default-schema analytics",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := setTargetDialect(target, &opts); err != nil {
+				return err
+			}
 			arts, err := e.loadFile(args[0], opts)
 			if err != nil {
 				return err
@@ -61,6 +65,7 @@ func (e *env) compileCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&versionOnly, "version-only", false, "print only the artifact version(s)")
 	cmd.Flags().StringVar(&model, "model", "", "only this model of the file")
 	compileFlags(cmd, &opts)
+	targetEngineFlag(cmd, &target)
 	e.gov.register(cmd, false)
 	return cmd
 }

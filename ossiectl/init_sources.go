@@ -13,6 +13,7 @@ import (
 	"github.com/ossie-dev/ossie/catalog"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/connect"
+	"github.com/ossie-dev/ossie/engine/postgres"
 )
 
 // readGlue lists the selected Glue tables.
@@ -110,6 +111,9 @@ func dsnCatalog(f initFlags) string {
 func engineOpenError(err error, next string) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &exitError{code: ExitUnreachable, message: fmt.Sprintf("no answer from the engine within --timeout (%v); %s and that the server is running, then retry", err, next)}
+	}
+	if errors.Is(err, postgres.ErrAuthFailed) {
+		return &exitError{code: ExitUnreachable, message: fmt.Sprintf("%v; %s, then retry", err, next)}
 	}
 	if errors.Is(err, engine.ErrUnavailable) {
 		return &exitError{code: ExitUnreachable, message: fmt.Sprintf("%v; %s and that the server is running, then retry", err, next)}

@@ -15,6 +15,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/server"
 )
 
@@ -35,7 +36,10 @@ func (e *env) queryCmd() *cobra.Command {
 		Short: "Run a metric query (on DuckDB unless --engine says otherwise) and print the answer",
 		Long: "query plans and runs a metric query through the same code path as the semantic server.\n" +
 			"--duckdb opens a database file (default: in-memory); --load TABLE=FILE first creates a table\n" +
-			"from a Parquet or CSV file. With --duckdb, a loaded table is added to that file and --load\n" +
+			"from a Parquet, CSV or JSON file (format from the extension). Column types come from the file;\n" +
+			"CSV types are guessed from its rows, so a CSV with a header and no rows loads every column\n" +
+			"as VARCHAR (filters and sums on them then fail): use Parquet, or a CSV with rows.\n" +
+			"With --duckdb, a loaded table is added to that file and --load\n" +
 			"refuses to replace a table or view the file already has. A result cut by --max-rows is\n" +
 			"reported as truncated.\n" +
 			"--engine postgres|trino runs on that engine instead, with the connection string in\n" +
@@ -77,7 +81,9 @@ func (e *env) queryCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
-			srv, err := server.New(server.Config{Engine: eng, Models: arts, MaxRows: maxRows, QueryTimeout: timeout})
+			// DebugErrors: the local user owns the engine, so an engine failure
+			// shows the engine's message (never under --role, which is governed).
+			srv, err := server.New(server.Config{Engine: eng, Models: arts, MaxRows: maxRows, QueryTimeout: timeout, DebugErrors: true})
 			if err != nil {
 				return failf("%v", err)
 			}
@@ -97,7 +103,7 @@ func (e *env) queryCmd() *cobra.Command {
 	sel.register(cmd)
 	cmd.Flags().StringVar(&model, "model", "", "model name (required when the file defines several)")
 	cmd.Flags().StringVar(&dbPath, "duckdb", "", "DuckDB database file (default: in-memory)")
-	cmd.Flags().StringArrayVar(&loads, "load", nil, "create `TABLE=FILE` from a Parquet/CSV file before querying (repeatable)")
+	cmd.Flags().StringArrayVar(&loads, "load", nil, "create `TABLE=FILE` from a Parquet/CSV/JSON file before querying (repeatable; a header-only CSV loads as VARCHAR)")
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output: table, json or csv")
 	cmd.Flags().IntVar(&maxRows, "max-rows", server.DefaultMaxRows, "row cap; more rows are reported as truncated")
 	cmd.Flags().DurationVar(&timeout, "timeout", server.DefaultQueryTimeout, "query time limit")
@@ -144,10 +150,24 @@ func openDuckDB(ctx context.Context, path string, loads []tableLoad) (*duckdb.En
 	for _, l := range loads {
 		if err := eng.LoadFile(ctx, l.table, l.file); err != nil {
 			eng.Close()
-			return nil, failf("--load %s=%s: %v", l.table, l.file, err)
+			return nil, loadError(l, err)
 		}
 	}
 	return eng, nil
+}
+
+// loadError reports a --load that failed as an OSS5001 problem line naming
+// the table, the file and the next step for the cause (engine/duckdb
+// LoadFile classifies it).
+func loadError(l tableLoad, err error) error {
+	next := "check that it is a valid Parquet, CSV or JSON file (the format comes from the extension)"
+	switch {
+	case errors.Is(err, engine.ErrNotFound):
+		next = "check the path: a relative FILE is read from the current directory"
+	case errors.Is(err, engine.ErrPermissionDenied):
+		next = "make the file readable by this user"
+	}
+	return failf("error %s: --load %s=%s: %v; %s", compiler.CodeEngine, l.table, l.file, err, next)
 }
 
 // refuseReplace stops --load from replacing a table or view the database
@@ -189,6 +209,12 @@ func (e *env) reportAnswerError(err error, inMemory bool) error {
 		// printed: "error OSS5001: engine unavailable: <detail>".
 		msg := fmt.Sprintf("error %s: %s: %s", se.Code, strings.ToLower(se.Title), se.Detail)
 		switch {
+		case errors.Is(err, postgres.ErrAuthFailed):
+			// Unavailable too, but the server answered: the next step is
+			// the password, not the server. The engine's message names the
+			// user and holds no SQL, so it is shown in place of the
+			// generic detail.
+			return &exitError{code: ExitUnreachable, message: fmt.Sprintf("error %s: %s; fix the credentials (--password-file, --dsn-file or --dsn-env), then retry", se.Code, se.EngineMessage)}
 		case errors.Is(err, engine.ErrUnavailable):
 			return &exitError{code: ExitUnreachable, message: msg + "; check that the engine is running and reachable (and the connection string), then retry"}
 		case se.Code == compiler.CodeEngine && inMemory && missingRelation(se.Detail):

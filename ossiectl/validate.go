@@ -33,6 +33,7 @@ func (e *env) validateCmd() *cobra.Command {
 	var (
 		format string
 		opts   compiler.CompileOptions
+		target string
 	)
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
@@ -43,9 +44,13 @@ func (e *env) validateCmd() *cobra.Command {
 		Example: "  ossiectl validate model.yaml\n" +
 			"  ossiectl validate models/*.yaml shop.sm.yaml     # plain documents and SemanticModel manifests\n" +
 			"  ossiectl validate --format json model.yaml | jq .summary\n" +
+			"  ossiectl validate --engine postgres model.yaml       # also OSS3008: calls PostgreSQL cannot compute\n" +
 			"  cat model.yaml | ossiectl validate -",
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := setTargetDialect(target, &opts); err != nil {
+				return err
+			}
 			if format != "text" && format != "json" {
 				return usagef("--format must be text or json, not %q", format)
 			}
@@ -89,6 +94,7 @@ func (e *env) validateCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: text or json")
 	compileFlags(cmd, &opts)
+	targetEngineFlag(cmd, &target)
 	e.gov.register(cmd, false)
 	return cmd
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -95,8 +94,10 @@ func (s *Server) plan(ctx context.Context, m *model, q *plan.Query) (*plan.Plan,
 // behind the HTTP query endpoint, the demo and `ossiectl query`.
 // Errors are *Error: 404 OSS5003 unknown model; 400 planner problems;
 // 504 OSS5002 timeout (499 when ctx was cancelled by the caller);
-// 503 OSS5001 engine unavailable; 502 OSS5001 any other engine failure,
-// with the engine's client-safe message.
+// 503 OSS5001 engine unavailable; 400 OSS4005 a filter value the engine
+// cannot convert; 502 OSS5001 any other engine failure. Engine failures
+// carry a generic Detail (engineerror.go); the engine's own message is in
+// EngineMessage and the logs, never in a problem document.
 func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (_ *Response, err error) {
 	m, perr := s.lookupFor(ctx, model)
 	if perr != nil {
@@ -115,7 +116,7 @@ func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (_ *Re
 	defer cancel()
 	res, err := s.cfg.Engine.Query(qctx, p.SQL, s.cfg.MaxRows)
 	if err != nil {
-		return nil, s.engineError(ctx, qctx, err)
+		return nil, s.engineError(ctx, qctx, q, err)
 	}
 	if len(res.Columns) != len(p.Columns) {
 		return nil, &Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Engine error",
@@ -130,39 +131,6 @@ func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (_ *Re
 		Truncated:    res.Truncated,
 		SQL:          p.SQL,
 	}, nil
-}
-
-// engineError maps an engine failure to a problem. The engine's Message is
-// client-safe by contract (engine.Error); anything else is logged, and the
-// client sees a generic detail so no connection detail can leak.
-func (s *Server) engineError(parent, qctx context.Context, err error) *Error {
-	switch {
-	case errors.Is(parent.Err(), context.Canceled):
-		return &Error{Status: 499, Code: compiler.CodeTimeout, Title: "Request cancelled", Detail: "the request was cancelled before the query finished", Cause: err}
-	case qctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-		return &Error{Status: http.StatusGatewayTimeout, Code: compiler.CodeTimeout, Title: "Query timed out",
-			Detail: "the query did not finish within " + s.cfg.QueryTimeout.String(), Cause: err}
-	}
-	e := &Error{Status: http.StatusBadGateway, Code: compiler.CodeEngine, Title: "Engine error", Detail: "the engine failed the query", Cause: err}
-	var ee *engine.Error
-	if errors.As(err, &ee) {
-		e.Detail = ee.Message
-	} else {
-		s.cfg.Logger.Error("engine error", "error", err)
-	}
-	switch {
-	case errors.Is(err, engine.ErrUnavailable):
-		e.Status = http.StatusServiceUnavailable
-		e.Title = "Engine unavailable"
-	case errors.Is(err, engine.ErrInvalidInput):
-		// A filter value of the wrong type for an undeclared datatype: the
-		// request is at fault. Declaring datatype in the model catches it
-		// in the planner with the filter's path instead.
-		e.Status = http.StatusBadRequest
-		e.Code = compiler.CodeBadFilter
-		e.Title = "Invalid filter value"
-	}
-	return e
 }
 
 func resultColumns(pc []plan.Column, ec []engine.Column) []ResultColumn {

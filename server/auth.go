@@ -185,7 +185,7 @@ func challenge(reason string) string {
 }
 
 // requestInfo lets the access log name the caller the inner handler
-// authenticated.
-type requestInfo struct{ caller string }
+// authenticated, and carries the request id (requestid.go).
+type requestInfo struct{ caller, id string }
 
 type requestInfoKey struct{}

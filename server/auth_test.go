@@ -262,7 +262,15 @@ func TestNewAuthRefusesBadConfig(t *testing.T) {
 		"missing file":  {AuthOptions{TokensFile: filepath.Join(dir, "none.yaml")}, []string{"no such file"}},
 		"bad anon role": {AuthOptions{AnonymousRoles: []string{"a,b"}}, []string{"anonymous role"}},
 		"short secret":  {AuthOptions{ProxySecretFile: write("short", "abc\n")}, []string{"shorter than 16"}},
-		"unknown key":   {AuthOptions{TokensFile: write("k.yaml", "tokens:\n  - name: a\n    token: "+tokAnalyst+"\n    role: [x]\n")}, []string{`unknown field "role"`}},
+		"unknown key":   {AuthOptions{TokensFile: write("k.yaml", "tokens:\n  - name: a\n    token: "+tokAnalyst+"\n    role: [x]\n")}, []string{`tokens[0] (a): unknown key "role"`}},
+		"every unknown key": {AuthOptions{TokensFile: write("ks.yaml", "tokns: []\ntokens:\n  - nme: a\n    token: "+tokAnalyst+"\n    roles: [x]\n  - name: b\n    token: "+tokNew+"\n    role: [x]\n    atributes: {}\n")}, []string{
+			`token file: unknown key "tokns"`,
+			`tokens[0]: unknown key "nme"`,
+			"tokens[0]: name is required",
+			`tokens[1] (b): unknown key "atributes"`,
+			`tokens[1] (b): unknown key "role"`,
+			"tokens[1] (b): roles must list at least one role",
+		}},
 		"not yaml":      {AuthOptions{TokensFile: write("y.yaml", "tokens: [\n  name: "+tokAnalyst)}, []string{"yaml"}},
 		"duplicate key": {AuthOptions{TokensFile: write("d.yaml", "tokens: []\ntokens: []\n")}, []string{"already set"}},
 		"every mistake": {AuthOptions{TokensFile: write("all.yaml", `tokens:

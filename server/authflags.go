@@ -36,8 +36,9 @@ func (f *AuthFlags) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.ReloadInterval, "auth-reload-interval", DefaultReloadInterval, "poll period of --tokens-file and --proxy-secret-file, on top of file-system events")
 }
 
-// configured reports whether any way of authenticating is set.
-func (f *AuthFlags) configured() bool {
+// Configured reports whether any way of authenticating is set (tokens,
+// proxy secret or anonymous role), i.e. whether callers are governed.
+func (f *AuthFlags) Configured() bool {
 	return f.TokensFile != "" || f.ProxySecretFile != "" || len(f.AnonymousRoles) > 0
 }
 
@@ -45,10 +46,10 @@ func (f *AuthFlags) configured() bool {
 // other auth flags, and without any of them the server only listens on a
 // loopback address (CheckExposure). Its error is a usage error.
 func (f *AuthFlags) Check(addr string) error {
-	if f.NoAuth && f.configured() {
+	if f.NoAuth && f.Configured() {
 		return errors.New("--no-auth excludes --tokens-file, --proxy-secret-file and --anonymous-role")
 	}
-	if f.NoAuth || f.configured() {
+	if f.NoAuth || f.Configured() {
 		return nil
 	}
 	return CheckExposure(addr)
@@ -57,7 +58,7 @@ func (f *AuthFlags) Check(addr string) error {
 // Open builds the Auth the flags describe (nil for --no-auth or none),
 // watching its files until ctx is done.
 func (f *AuthFlags) Open(ctx context.Context, log *slog.Logger) (*Auth, error) {
-	if f.NoAuth || !f.configured() {
+	if f.NoAuth || !f.Configured() {
 		if log != nil {
 			log.Warn("serving without authentication: every caller is ungoverned")
 		}

@@ -82,6 +82,9 @@ func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) 
 		}
 		return nil, &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid query", Detail: "cannot read the request body"}
 	}
+	if probs := decodeProblems(body); len(probs) > 0 {
+		return nil, queryProblems(probs)
+	}
 	q, probs := plan.ParseQuery(body)
 	if probs.HasErrors() {
 		return nil, queryProblems(probs)
@@ -95,7 +98,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		e = &Error{Status: http.StatusInternalServerError, Title: "Internal error", Detail: "internal error", Cause: err}
 	}
 	if e.Status >= 500 || e.Status == 499 {
-		s.cfg.Logger.Warn("query failed", "path", r.URL.Path, "status", e.Status, "code", e.Code, "error", e.Cause)
+		s.cfg.Logger.Warn("query failed", "request_id", requestIDFrom(r.Context()), "path", r.URL.Path, "status", e.Status, "code", e.Code, "error", e.Cause)
 	}
 	writeProblem(w, r, e)
 }
@@ -143,7 +146,7 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	doc := struct {
 		problemDoc
 		readyDoc
-	}{problemDoc{Type: "about:blank", Title: "Not ready", Status: http.StatusServiceUnavailable, Detail: detail, Instance: r.URL.Path},
+	}{problemDoc{Type: "about:blank", Title: "Not ready", Status: http.StatusServiceUnavailable, Detail: detail, Instance: r.URL.Path, RequestID: requestIDFrom(r.Context())},
 		readyDoc{Models: models}}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

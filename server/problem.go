@@ -15,7 +15,10 @@ const problemTypeBase = "https://github.com/ossie-dev/ossie/blob/main/docs/probl
 // Error is a failed request as an RFC 9457 problem document. Answer and
 // Plan return it so the HTTP handler, the demo and ossiectl report the same
 // status, code and problems. Cause (never serialised) keeps the underlying
-// error for logs; Detail is safe to show to clients.
+// error for logs; Detail is safe to show to clients. EngineMessage (never
+// serialised either) is the engine's own message of an engine failure: it
+// may quote planned SQL, row filters and physical names, so it is for
+// logs and in-process tools only (Config.DebugErrors aside).
 type Error struct {
 	Status   int               `json:"status"`
 	Code     string            `json:"code"`
@@ -23,11 +26,16 @@ type Error struct {
 	Detail   string            `json:"detail,omitempty"`
 	Problems compiler.Problems `json:"problems,omitempty"`
 	Cause    error             `json:"-"`
+	// EngineMessage: see above; "" unless the engine failed the query.
+	EngineMessage string `json:"-"`
 }
 
 func (e *Error) Error() string {
 	if len(e.Problems) > 0 {
 		return e.Problems.Error()
+	}
+	if e.Detail != "" && e.EngineMessage != "" {
+		return e.Code + " " + e.Detail + ": " + e.EngineMessage
 	}
 	if e.Detail != "" {
 		return e.Code + " " + e.Detail
@@ -47,17 +55,21 @@ type problemDoc struct {
 	Instance string            `json:"instance,omitempty"`
 	Code     string            `json:"code,omitempty"`
 	Problems compiler.Problems `json:"problems,omitempty"`
+	// RequestID is the X-Request-Id of the request, also in the server's
+	// log lines about it.
+	RequestID string `json:"request_id,omitempty"`
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, e *Error) {
 	doc := problemDoc{
-		Type:     "about:blank",
-		Title:    e.Title,
-		Status:   e.Status,
-		Detail:   e.Detail,
-		Instance: r.URL.Path,
-		Code:     e.Code,
-		Problems: e.Problems,
+		Type:      "about:blank",
+		Title:     e.Title,
+		Status:    e.Status,
+		Detail:    e.Detail,
+		Instance:  r.URL.Path,
+		Code:      e.Code,
+		Problems:  e.Problems,
+		RequestID: requestIDFrom(r.Context()),
 	}
 	if e.Code != "" {
 		doc.Type = problemTypeBase + strings.ToLower(e.Code)

@@ -66,6 +66,11 @@ type Config struct {
 	// collectors on it. Nil: a new registry with the Go and process
 	// collectors.
 	Registry *prometheus.Registry
+	// DebugErrors adds the engine's own message to the problem detail of
+	// an engine failure for ungoverned callers (no Identity). For local
+	// debugging only: that message quotes the planned SQL and physical
+	// names. Governed callers never get it.
+	DebugErrors bool
 	// Auth authenticates every /v1/ request (401 problem otherwise) and
 	// governs it by the caller's roles; its metrics join Registry. Nil:
 	// no authentication, every request ungoverned — for in-process use
@@ -179,7 +184,8 @@ func (s *Server) Handler() http.Handler {
 		// The method-less twin catches every other method on the same path.
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", method)
-			writeProblem(w, r, &Error{Status: http.StatusMethodNotAllowed, Detail: r.Method + " is not allowed here; use " + method})
+			writeProblem(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: compiler.CodeMethodNotAllowed, Title: "Method not allowed",
+				Detail: r.Method + " is not allowed here; use " + method})
 		})
 	}
 	route(http.MethodGet, "/v1/models", s.authed(s.handleList))
@@ -222,20 +228,21 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		info := &requestInfo{}
+		info := &requestInfo{id: newRequestID()}
+		w.Header().Set(RequestIDHeader, info.id)
 		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 		defer func() {
 			if rec := recover(); rec != nil {
 				if rec == http.ErrAbortHandler {
 					panic(rec)
 				}
-				s.cfg.Logger.Error("panic serving request", "path", r.URL.Path, "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
+				s.cfg.Logger.Error("panic serving request", "request_id", info.id, "path", r.URL.Path, "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
 				if sw.status == 0 {
 					writeProblem(sw, r, &Error{Status: http.StatusInternalServerError, Detail: "internal error"})
 				}
 			}
 			s.metrics.observe(r, sw.status)
-			s.cfg.Logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "caller", info.caller, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+			s.cfg.Logger.Info("request", "request_id", info.id, "method", r.Method, "path", r.URL.Path, "status", sw.status, "caller", info.caller, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 		}()
 		next.ServeHTTP(sw, r)
 	})

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -55,12 +56,22 @@ var attrName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 // parseTokens reads a token file. Errors name entries by index and name,
 // never by token, so they are safe to log.
 func parseTokens(data []byte) (*tokenSet, error) {
+	// Unknown keys are reported with the entries' other problems: the
+	// strict decode (duplicate keys, types) would stop at the first one.
+	keyErr := unknownTokenKeys(data)
+	decode := yaml.UnmarshalStrict
+	if keyErr != nil {
+		decode = func(y []byte, o any, _ ...yaml.JSONOpt) error { return yaml.Unmarshal(y, o) }
+	}
 	var f tokenFile
-	if err := yaml.UnmarshalStrict(data, &f); err != nil {
-		return nil, fmt.Errorf("token file: %w", err)
+	if err := decode(data, &f); err != nil {
+		return nil, errors.Join(keyErr, fmt.Errorf("token file: %w", err))
 	}
 	set := &tokenSet{}
 	var errs []error
+	if keyErr != nil {
+		errs = append(errs, keyErr)
+	}
 	names := map[string]int{}
 	digests := map[[sha256.Size]byte]int{}
 	for i, e := range f.Tokens {
@@ -121,6 +132,52 @@ func parseTokens(data []byte) (*tokenSet, error) {
 		return nil, errors.Join(errs...)
 	}
 	return set, nil
+}
+
+// tokenKeys are the keys of one tokenFile entry, as its json tags spell them.
+var tokenKeys = map[string]bool{"name": true, "token": true, "token_sha256": true, "roles": true, "attributes": true}
+
+// unknownTokenKeys reports every unknown key of the file at once, each by
+// entry index and name (a strict decode stops at the first and names
+// neither). A file that is not a mapping with a tokens list is left to the
+// strict decode to report.
+func unknownTokenKeys(data []byte) error {
+	var raw map[string]any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return nil
+	}
+	var errs []error
+	for _, k := range sortedKeys(raw) {
+		if k != "tokens" {
+			errs = append(errs, fmt.Errorf("token file: unknown key %q (the file has one key, tokens)", k))
+		}
+	}
+	list, _ := raw["tokens"].([]any)
+	for i, item := range list {
+		entry, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		at := fmt.Sprintf("tokens[%d]", i)
+		if name, ok := entry["name"].(string); ok && name != "" {
+			at += " (" + name + ")"
+		}
+		for _, k := range sortedKeys(entry) {
+			if !tokenKeys[k] {
+				errs = append(errs, fmt.Errorf("%s: unknown key %q (keys: name, token_sha256 or token, roles, attributes)", at, k))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // lookup returns the identity of token, or nil. It compares the token's

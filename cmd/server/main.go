@@ -19,8 +19,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -56,10 +59,16 @@ func main() {
 	os.Exit(code)
 }
 
-// run parses args and serves until ctx is done. Exit codes: 0 clean stop,
-// 1 start-up or serving failure, 2 bad usage.
+// run parses args and serves until ctx is done. Exit codes: 0 clean stop
+// (or --help, --version), 1 start-up or serving failure, 2 bad usage.
 func run(ctx context.Context, args []string) int {
+	return runTo(ctx, args, os.Stderr)
+}
+
+// runTo is run writing usage and start-up errors to stderr.
+func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	var models, namespaces listFlag
 	fs.Var(&models, "models", "local mode: model files (repeatable or comma-separated)")
 	kube := fs.Bool("kube", false, "Kubernetes mode: serve the artifact ConfigMaps published by the operator")
@@ -67,10 +76,11 @@ func run(ctx context.Context, args []string) int {
 	kubeconfig := fs.String("kubeconfig", "", "Kubernetes mode: kubeconfig file (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
 	maxArtifact := fs.Int64("max-artifact-bytes", 64<<20, "Kubernetes mode: limit of one artifact bundle, uncompressed, in bytes")
 	engineKind := fs.String("engine", "duckdb", "SQL engine: duckdb, postgres or trino")
-	dbPath := fs.String("duckdb", "", "DuckDB database file (default: in-memory)")
+	dbPath := fs.String("duckdb", "", "DuckDB database file; it must exist unless --create-duckdb (default: in-memory)")
+	createDB := fs.Bool("create-duckdb", false, "create the --duckdb file when it does not exist (an empty database)")
 	dsnEnv := fs.String("dsn-env", "", "postgres, trino: name of the environment variable holding the connection string")
 	dsnFile := fs.String("dsn-file", "", "postgres, trino: file holding the connection string (e.g. a mounted Secret key)")
-	passwordFile := fs.String("password-file", "", "postgres: file holding the password, when the connection string has none")
+	passwordFile := fs.String("password-file", "", "postgres: file whose content (trailing newline removed) replaces the connection string's password, if any (e.g. a mounted Secret key)")
 	addr := fs.String("addr", ":8080", "listen address")
 	maxRows := fs.Int("max-rows", server.DefaultMaxRows, "row cap per answer")
 	timeout := fs.Duration("query-timeout", server.DefaultQueryTimeout, "time limit per query")
@@ -78,10 +88,14 @@ func run(ctx context.Context, args []string) int {
 	catalog := fs.String("default-catalog", "", "catalog prepended to table sources that name none (local mode); trino: the session catalog")
 	schema := fs.String("default-schema", "", "schema prepended to table sources that name none (local mode); trino: the session schema")
 	governance := fs.String("governance", "", "local mode: governance file (roles, row filters, masks; docs/governance.md) applied to every model file")
+	debugErrors := fs.Bool("debug-errors", false, "local mode without authentication only: add the engine's own message (planned SQL, physical names) to engine problem details; never for shared servers")
 	var auth server.AuthFlags
 	auth.Register(fs)
 	version := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if *version {
@@ -100,6 +114,10 @@ func run(ctx context.Context, args []string) int {
 		usage = "--models FILE (local mode) or --kube (Kubernetes mode) is required"
 	case !*kube && (len(namespaces) > 0 || *kubeconfig != ""):
 		usage = "--namespaces and --kubeconfig need --kube"
+	case *debugErrors && (*kube || auth.Configured()):
+		usage = "--debug-errors is for ungoverned local mode only: not with --kube or authentication flags"
+	case *createDB && *dbPath == "":
+		usage = "--create-duckdb needs --duckdb FILE"
 	case engineOpts.Check() != nil:
 		// Never a DSN flag: it would show the password in ps and logs.
 		usage = engineOpts.Check().Error()
@@ -109,20 +127,24 @@ func run(ctx context.Context, args []string) int {
 		}
 	}
 	if usage != "" {
-		fmt.Fprintln(os.Stderr, "server: "+usage)
+		fmt.Fprintln(stderr, "server: "+usage)
 		fs.Usage()
 		return 2
 	}
-	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
-	cfg := server.Config{MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log}
+	cfg := server.Config{MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log, DebugErrors: *debugErrors}
 	if !*kube {
 		arts, err := server.LoadGovernedModelFiles(models, *governance, compiler.CompileOptions{DefaultCatalog: *catalog, DefaultSchema: *schema})
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
+			fmt.Fprintln(stderr, err)
 			return 1
 		}
 		cfg.Models = arts
+	}
+	if err := checkDuckDBFile(*dbPath, *createDB); err != nil {
+		fmt.Fprintln(stderr, "server: "+err.Error())
+		return 1
 	}
 	eng, err := connect.Open(ctx, engineOpts)
 	if err != nil {
@@ -171,4 +193,22 @@ func run(ctx context.Context, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// checkDuckDBFile refuses a --duckdb path that does not exist: DuckDB
+// would create an empty database there, every query would then fail as
+// drift while /readyz said ready, and a typo would go unnoticed. create
+// (--create-duckdb) lets DuckDB create it on purpose.
+func checkDuckDBFile(path string, create bool) error {
+	if path == "" || path == ":memory:" || create {
+		return nil
+	}
+	_, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--duckdb %s: no such database file; create it first (for the flights example: go run ./examples/flights/demo --db %s), fix the path, or pass --create-duckdb to start with an empty database", path, path)
+	}
+	if err != nil {
+		return fmt.Errorf("--duckdb %s: %w", path, err)
+	}
+	return nil
 }

@@ -180,3 +180,51 @@ func TestLocalModeAuthenticated(t *testing.T) {
 		t.Errorf("exit code %d after cancel", code)
 	}
 }
+
+// TestHelpAndStartChecks: --help exits 0 with the flags listed (the
+// --password-file text says what engine/postgres does: it replaces the
+// connection string's password); a --duckdb file that does not exist
+// stops the start naming the path and how to create it, unless
+// --create-duckdb; --debug-errors is refused with authentication.
+func TestHelpAndStartChecks(t *testing.T) {
+	var out strings.Builder
+	if code := runTo(context.Background(), []string{"--help"}, &out); code != 0 {
+		t.Errorf("--help exit %d", code)
+	}
+	if !strings.Contains(out.String(), "replaces the connection string's password") || !strings.Contains(out.String(), "-create-duckdb") {
+		t.Errorf("help:\n%s", out.String())
+	}
+
+	missing := filepath.Join(t.TempDir(), "flights.duckdb")
+	out.Reset()
+	code := runTo(context.Background(), []string{"--models", "../../server/testdata/shop.yaml", "--duckdb", missing, "--addr", "127.0.0.1:0"}, &out)
+	if code != 1 || !strings.Contains(out.String(), missing) || !strings.Contains(out.String(), "go run ./examples/flights/demo --db") {
+		t.Errorf("missing --duckdb: exit %d %s", code, out.String())
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("refused start created %s", missing)
+	}
+
+	// --create-duckdb: DuckDB creates the file and the server starts (and
+	// stops at once: ctx is already done).
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out.Reset()
+	if code := runTo(ctx, []string{"--models", "../../server/testdata/shop.yaml", "--duckdb", missing, "--create-duckdb", "--addr", "127.0.0.1:0"}, &out); code != 0 {
+		t.Errorf("--create-duckdb exit %d %s", code, out.String())
+	}
+	if _, err := os.Stat(missing); err != nil {
+		t.Errorf("--create-duckdb: %v", err)
+	}
+
+	for _, args := range [][]string{
+		{"--models", "../../server/testdata/shop.yaml", "--create-duckdb"},
+		{"--models", "../../server/testdata/shop.yaml", "--debug-errors", "--tokens-file", "x.yaml"},
+		{"--kube", "--debug-errors", "--addr", "127.0.0.1:0"},
+	} {
+		out.Reset()
+		if code := runTo(context.Background(), args, &out); code != 2 {
+			t.Errorf("%q: exit %d %s", args, code, out.String())
+		}
+	}
+}

@@ -16,6 +16,10 @@ var (
 	numberRe    = regexp.MustCompile(`^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$`)
 	dateRe      = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	timestampRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$`)
+	clockRe     = regexp.MustCompile(`^\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$`)
+	// zonedRe is an RFC 3339 timestamp with an offset (a space may stand
+	// for the T, as RFC 3339 section 5.6 allows).
+	zonedRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[ Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[-+]\d{2}:\d{2})$`)
 )
 
 // literal renders one filter value as SQL. Numbers are re-checked against a
@@ -24,21 +28,48 @@ var (
 // strings become typed literals (Trino does not compare DATE with VARCHAR).
 //
 // When the field's datatype is known, values that cannot be of that type
-// are refused here (a clear OSS4005 with the filter path) instead of
-// failing later inside the engine.
-func literal(d dialect.Dialect, v any, k valueKind) (string, error) {
-	timeField := k == kindTime
-	if s, ok := v.(string); ok {
-		switch k {
-		case kindNumber:
-			if !numberRe.MatchString(strings.TrimSpace(s)) {
-				return "", fmt.Errorf("%q is not a number, and this field is numeric", s)
+// are refused here (the caller reports OSS4005 with the filter path)
+// instead of failing later inside the engine: numbers must match numberRe,
+// booleans are true/false, and time values must be real calendar dates or
+// timestamps (see timeLiteral).
+func literal(d dialect.Dialect, v any, k valueKind, loc *time.Location) (string, error) {
+	switch k {
+	case kindNumber:
+		switch v := v.(type) {
+		case string:
+			if !numberRe.MatchString(strings.TrimSpace(v)) {
+				return "", fmt.Errorf("%q is not a number, and this field is numeric", v)
 			}
-			return strings.TrimSpace(s), nil
-		case kindTime:
-			if !dateRe.MatchString(s) && !timestampRe.MatchString(s) {
-				return "", fmt.Errorf("%q is neither a date (YYYY-MM-DD) nor a timestamp (YYYY-MM-DD hh:mm[:ss]), and this field is a time", s)
+			return strings.TrimSpace(v), nil
+		case bool:
+			return "", fmt.Errorf("%t is not a number, and this field is numeric", v)
+		}
+	case kindBool:
+		switch v := v.(type) {
+		case string:
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "true":
+				return "TRUE", nil
+			case "false":
+				return "FALSE", nil
 			}
+			return "", fmt.Errorf("%q is not a boolean (true or false), and this field is Boolean", v)
+		case json.Number, float64, int, int64:
+			return "", fmt.Errorf("%v is not a boolean (true or false), and this field is Boolean", v)
+		}
+	case kindClock:
+		switch v := v.(type) {
+		case string:
+			return clockLiteral(d, v)
+		case json.Number, float64, int, int64, bool:
+			return "", fmt.Errorf("%v is not a time of day string (hh:mm[:ss[.f]]), and this field is a Time", v)
+		}
+	case kindTime:
+		switch v := v.(type) {
+		case string:
+			return timeLiteral(d, v, loc)
+		case json.Number, float64, int, int64, bool:
+			return "", fmt.Errorf("%v is not a date or timestamp string, and this field is a time", v)
 		}
 	}
 	switch v := v.(type) {
@@ -59,16 +90,6 @@ func literal(d dialect.Dialect, v any, k valueKind) (string, error) {
 		}
 		return "FALSE", nil
 	case string:
-		if timeField {
-			if dateRe.MatchString(v) {
-				if _, err := time.Parse("2006-01-02", v); err == nil {
-					return "CAST(" + d.QuoteString(v) + " AS DATE)", nil
-				}
-			}
-			if timestampRe.MatchString(v) {
-				return "CAST(" + d.QuoteString(strings.Replace(v, "T", " ", 1)) + " AS " + d.TypeName("TIMESTAMP") + ")", nil
-			}
-		}
 		return d.QuoteString(v), nil
 	case nil:
 		return "", fmt.Errorf("null is not a filter value; use op is_null or is_not_null")
@@ -76,6 +97,40 @@ func literal(d dialect.Dialect, v any, k valueKind) (string, error) {
 		return "", fmt.Errorf("filter values must be strings, numbers or booleans, got a list")
 	}
 	return "", fmt.Errorf("filter values must be strings, numbers or booleans, got an object")
+}
+
+// timeLiteral renders a time filter value as a typed literal, or refuses
+// it. Accepted: a real calendar date `YYYY-MM-DD` (DATE); a wall-clock
+// timestamp `YYYY-MM-DD hh:mm[:ss[.f]]` with a space or T (TIMESTAMP, its
+// fields range-checked); an RFC 3339 timestamp with an offset, converted
+// to wall time in the query time zone loc (the zone DateTimeTz fields are
+// compared in).
+func timeLiteral(d dialect.Dialect, s string, loc *time.Location) (string, error) {
+	switch {
+	case dateRe.MatchString(s):
+		if _, err := time.Parse("2006-01-02", s); err != nil {
+			return "", fmt.Errorf("%q is not a real calendar date (YYYY-MM-DD)", s)
+		}
+		return "CAST(" + d.QuoteString(s) + " AS DATE)", nil
+	case timestampRe.MatchString(s):
+		wall := strings.Replace(s, "T", " ", 1)
+		layout := "2006-01-02 15:04:05"
+		if len(wall) == len("2006-01-02 15:04") {
+			layout = "2006-01-02 15:04"
+		}
+		if _, err := time.Parse(layout, wall); err != nil {
+			return "", fmt.Errorf("%q is not a real timestamp (YYYY-MM-DD hh:mm[:ss[.f]], hours 00-23)", s)
+		}
+		return "CAST(" + d.QuoteString(wall) + " AS " + d.TypeName("TIMESTAMP") + ")", nil
+	case zonedRe.MatchString(s):
+		t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(strings.Replace(s, " ", "T", 1)))
+		if err != nil {
+			return "", fmt.Errorf("%q is not a real RFC 3339 timestamp", s)
+		}
+		wall := t.In(loc).Format("2006-01-02 15:04:05.999999999")
+		return "CAST(" + d.QuoteString(wall) + " AS " + d.TypeName("TIMESTAMP") + ")", nil
+	}
+	return "", fmt.Errorf("%q is neither a date (YYYY-MM-DD) nor a timestamp (YYYY-MM-DD hh:mm[:ss[.f]], or RFC 3339 with an offset), and this field is a time", s)
 }
 
 // valueKind is what a filter's values must look like, from the field's
@@ -86,13 +141,39 @@ const (
 	kindAny valueKind = iota
 	kindNumber
 	kindTime
+	kindClock
+	kindBool
 )
+
+// clockLiteral renders a time-of-day value `hh:mm[:ss[.f]]` (hours 00-23)
+// as a TIME literal, or refuses it.
+func clockLiteral(d dialect.Dialect, s string) (string, error) {
+	v := strings.TrimSpace(s)
+	layout := "15:04:05"
+	if len(v) == len("15:04") {
+		layout = "15:04"
+	}
+	if !clockRe.MatchString(v) {
+		return "", fmt.Errorf("%q is not a time of day (hh:mm[:ss[.f]]), and this field is a Time", s)
+	}
+	if _, err := time.Parse(layout, v); err != nil {
+		return "", fmt.Errorf("%q is not a real time of day (hours 00-23, minutes and seconds 00-59)", s)
+	}
+	return "CAST(" + d.QuoteString(v) + " AS " + d.TypeName("TIME") + ")", nil
+}
 
 // predicate renders `x <op> values` for a normalised op.
 func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now time.Time, loc *time.Location) (string, error) {
+	// QuoteString drops NUL bytes (SQL text cannot carry them), so a value
+	// holding one would silently match a different value: refuse it.
 	for _, v := range vals {
-		if s, ok := v.(string); ok && !utf8.ValidString(s) {
-			return "", fmt.Errorf("filter value %q is not valid UTF-8", s)
+		if s, ok := v.(string); ok {
+			if !utf8.ValidString(s) {
+				return "", fmt.Errorf("filter value %q is not valid UTF-8", s)
+			}
+			if strings.ContainsRune(s, 0) {
+				return "", fmt.Errorf("filter value %q holds a NUL byte, which SQL text cannot carry", s)
+			}
 		}
 	}
 	lits := func(min, max int) ([]string, error) {
@@ -107,7 +188,7 @@ func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now 
 		}
 		out := make([]string, len(vals))
 		for i, v := range vals {
-			s, err := literal(d, v, kind)
+			s, err := literal(d, v, kind, loc)
 			if err != nil {
 				return nil, err
 			}
@@ -208,36 +289,23 @@ func dateRange(d dialect.Dialect, x string, vals []any, now time.Time, loc *time
 	default:
 		return "", fmt.Errorf("in_date_range takes [start, end] or one relative range, got %d values", len(vals))
 	}
-	lo, err := bound(d, start)
+	lo, err := timeLiteral(d, start, loc)
 	if err != nil {
 		return "", err
 	}
 	if dateRe.MatchString(end) {
 		t, err := time.Parse("2006-01-02", end)
 		if err != nil {
-			return "", fmt.Errorf("invalid date %q", end)
+			return "", fmt.Errorf("%q is not a real calendar date (YYYY-MM-DD)", end)
 		}
 		next := t.AddDate(0, 0, 1).Format("2006-01-02")
 		return fmt.Sprintf("(%s >= %s AND %s < CAST(%s AS DATE))", x, lo, x, d.QuoteString(next)), nil
 	}
-	hi, err := bound(d, end)
+	hi, err := timeLiteral(d, end, loc)
 	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("(%s >= %s AND %s <= %s)", x, lo, x, hi), nil
-}
-
-func bound(d dialect.Dialect, s string) (string, error) {
-	switch {
-	case dateRe.MatchString(s):
-		if _, err := time.Parse("2006-01-02", s); err != nil {
-			return "", fmt.Errorf("invalid date %q", s)
-		}
-		return "CAST(" + d.QuoteString(s) + " AS DATE)", nil
-	case timestampRe.MatchString(s):
-		return "CAST(" + d.QuoteString(strings.Replace(s, "T", " ", 1)) + " AS " + d.TypeName("TIMESTAMP") + ")", nil
-	}
-	return "", fmt.Errorf("%q is neither a date (YYYY-MM-DD) nor a timestamp (YYYY-MM-DD hh:mm[:ss])", s)
 }
 
 var relRe = regexp.MustCompile(`^(last|this|next)\s+(?:(\d+)\s+)?(day|week|month|quarter|year)s?$`)

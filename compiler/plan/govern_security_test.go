@@ -94,11 +94,18 @@ func FuzzGovernedPlan(f *testing.F) {
 			c.Roles = []string{"regional"}
 		}
 		v := p.Visible(c)
+		// A filter value holding NUL is refused (OSS4005); an attribute
+		// holding one counts as missing, so the attribute still reaches the
+		// row filters below without sinking the whole query.
+		inVals := []any{value}
+		if !strings.ContainsRune(attr, 0) {
+			inVals = append(inVals, attr)
+		}
 		q := &plan.Query{
 			Metrics:    v.Metrics,
 			Dimensions: []plan.Dimension{{Field: member}},
 			Filters: []plan.Filter{
-				{Field: "customers.region", Op: "in", Values: []any{value, attr}},
+				{Field: "customers.region", Op: "in", Values: inVals},
 				{Field: "customers.Customer Name", Op: "contains", Values: []any{value}},
 			},
 		}
@@ -111,14 +118,13 @@ func FuzzGovernedPlan(f *testing.F) {
 				if !probs.HasErrors() {
 					t.Fatal("no plan and no problem")
 				}
-				if db != nil && !strings.Contains(member, ";") && utf8.ValidString(value+attr) {
+				if db != nil && !strings.Contains(member, ";") && utf8.ValidString(value+attr) && !strings.ContainsRune(value, 0) {
 					t.Fatalf("seed does not plan: %v", probs)
 				}
 				continue
 			}
 			consts := stringConstants(t, pl.SQL)
-			clean := strings.ReplaceAll(value, "\x00", "")
-			if !slices.Contains(consts, clean) {
+			if !slices.Contains(consts, value) {
 				t.Fatalf("filter value %q is not one string constant of:\n%s", value, pl.SQL)
 			}
 			usesRegion := slices.Contains(c.Roles, "regional") && !slices.ContainsFunc(c.Roles, func(r string) bool {

@@ -354,6 +354,12 @@ func (s *query) plan() (*Plan, compiler.Problems) {
 				s.fail(compiler.CodeBadFilter, path+".op", fmt.Sprintf("in_date_range needs a time dimension; %s is not one", dm.name))
 				continue
 			}
+			// Checked here, not only when a group renders it, so every bad
+			// filter is reported at once and none reaches the engine.
+			if _, err := predicate(s.d, "x", op, f.values(), kindOf(dm), s.now, s.loc); err != nil {
+				s.fail(compiler.CodeBadFilter, path, err.Error())
+				continue
+			}
 			dimFilters = append(dimFilters, dimFilter{dm: dm, op: op, val: f.values()})
 		default:
 			s.fail(compiler.CodeBadFilter, path, "a filter needs a field or a metric")
@@ -731,10 +737,14 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 // field a date; contains/starts_with work on text and never get here typed.
 func kindOf(dm *dim) valueKind {
 	switch {
+	case dm.f.Datatype == ossie.TypeTime && dm.grain == "":
+		return kindClock
 	case dm.f.IsTime || dm.grain != "":
 		return kindTime
 	case dm.f.Datatype == ossie.TypeInteger || dm.f.Datatype == ossie.TypeDecimal || dm.f.Datatype == ossie.TypeFloat:
 		return kindNumber
+	case dm.f.Datatype == ossie.TypeBoolean:
+		return kindBool
 	}
 	return kindAny
 }

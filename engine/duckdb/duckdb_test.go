@@ -260,8 +260,26 @@ func TestLoadFile(t *testing.T) {
 	if res.Rows[0][0] != int64(5) {
 		t.Fatalf("after reload %v", res.Rows)
 	}
-	if err := e.LoadFile(ctx, "t", filepath.Join(t.TempDir(), "missing.csv")); !errors.Is(err, engine.ErrNotFound) {
+	missing := filepath.Join(t.TempDir(), "missing.csv")
+	if err := e.LoadFile(ctx, "t", missing); !errors.Is(err, engine.ErrNotFound) || !strings.Contains(err.Error(), "no file "+missing) {
 		t.Errorf("missing file: %v", err)
+	}
+	// A file DuckDB cannot parse: named, with DuckDB's reason and without
+	// the excerpt of the generated statement.
+	bad := filepath.Join(t.TempDir(), "bad.parquet")
+	if err := os.WriteFile(bad, []byte("not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.LoadFile(ctx, "t", bad); err == nil || !strings.Contains(err.Error(), "cannot load "+bad+" with read_parquet") ||
+		strings.Contains(err.Error(), "LINE 1") || strings.Contains(err.Error(), "CREATE") {
+		t.Errorf("unparsable file: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "d.csv")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.LoadFile(ctx, "t", dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("directory: %v", err)
 	}
 }
 

@@ -39,9 +39,10 @@ var (
 		"40001": true, // serialization_failure
 		"40P01": true, // deadlock_detected
 	}
+	// Class 28 (invalid authorization) is unavailable too, with its own
+	// message: see authFailed.
 	unavailableClasses = map[string]bool{
 		"08": true, // connection exception
-		"28": true, // invalid authorization: bad password, no pg_hba entry
 		"53": true, // insufficient resources: too_many_connections, disk full
 		"58": true, // system error (I/O)
 	}
@@ -49,7 +50,8 @@ var (
 
 // classify turns a pgx error into an *engine.Error. Missing tables,
 // columns and schemas are engine.ErrNotFound (drift); a missing grant is
-// engine.ErrPermissionDenied; failures to connect,
+// engine.ErrPermissionDenied; refused credentials are also ErrAuthFailed,
+// with a message naming the credentials; failures to connect,
 // authenticate or keep a session, timeouts and resource exhaustion are
 // engine.ErrUnavailable. A statement cut by ctx wraps ctx.Err(); a deadline
 // counts as unavailable (the engine did not answer in time), a cancelled
@@ -67,7 +69,25 @@ func classify(ctx context.Context, err error, secrets ...string) error {
 		}
 		return e
 	}
+	if authFailed(err) {
+		return &engine.Error{Class: engine.ErrUnavailable, Err: errors.Join(ErrAuthFailed, err),
+			Message: "postgres: the engine refused the credentials: " + engine.Scrub(message(err), secrets...) +
+				"; check the user and password the connection uses (the Secret or password file, or the connection string) and the server's pg_hba.conf entry for this client"}
+	}
 	return &engine.Error{Class: classOf(err), Message: msg, Err: err}
+}
+
+// ErrAuthFailed marks an error (also of class engine.ErrUnavailable, so
+// the operator keeps retrying until the credentials are fixed) whose cause
+// is that the server refused the credentials, not that it is down:
+// SQLSTATE class 28, invalid authorization (28P01 invalid_password, 28000
+// invalid_authorization_specification, e.g. no pg_hba.conf entry). Callers
+// use errors.Is to point the user at the password instead of the server.
+var ErrAuthFailed = errors.New("authentication failed")
+
+func authFailed(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && strings.HasPrefix(pe.Code, "28")
 }
 
 // classOf picks the error class (nil for errors of the statement itself,

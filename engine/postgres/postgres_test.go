@@ -401,6 +401,11 @@ func TestAuthFailureIsUnavailable(t *testing.T) {
 	if !strings.Contains(err.Error(), "28P01") {
 		t.Errorf("message should carry the SQLSTATE of the auth failure: %v", err)
 	}
+	// The cause is the password, not an engine that is down: say so.
+	if !errors.Is(err, postgres.ErrAuthFailed) || !strings.Contains(err.Error(), "refused the credentials") ||
+		!strings.Contains(err.Error(), "password") {
+		t.Errorf("wrong password: want ErrAuthFailed and a message pointing at the credentials, got %v", err)
+	}
 }
 
 func TestTooManyConnectionsIsUnavailable(t *testing.T) {
