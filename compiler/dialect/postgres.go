@@ -312,34 +312,14 @@ var strftimeToPG = map[byte]string{
 // uses a specifier without a translation (the call then keeps its generic
 // spelling and PostgreSQL reports an error rather than misreading dates).
 func pgTemplate(lit string) (string, bool) {
-	if len(lit) < 2 || lit[0] != '\'' || lit[len(lit)-1] != '\'' {
-		return "", false
-	}
-	f := strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
-	var b strings.Builder
-	for i := 0; i < len(f); i++ {
-		c := f[i]
+	return translateStrftime(lit, strftimeToPG, "%", func(c byte) (string, bool) {
 		switch {
-		case c == '%' && i+1 < len(f) && f[i+1] == '%':
-			b.WriteByte('%')
-			i++
-		case c == '%' && i+1 < len(f):
-			pat, ok := strftimeToPG[f[i+1]]
-			if !ok {
-				return "", false
-			}
-			b.WriteString(pat)
-			i++
-		case c == '%':
-			return "", false
 		case c == '"' || c == '\\':
 			return "", false // quoting rules of templates differ; not worth guessing
 		case (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'):
 			// Letters could spell template patterns; quote them literally.
-			b.WriteString(`"` + string(c) + `"`)
-		default:
-			b.WriteByte(c)
+			return `"` + string(c) + `"`, true
 		}
-	}
-	return b.String(), true
+		return string(c), true
+	})
 }

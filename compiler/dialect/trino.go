@@ -434,29 +434,5 @@ var strftimeToMySQL = map[byte]string{
 // without a translation (the call keeps its generic spelling, which Trino
 // rejects rather than misreading dates).
 func mysqlFormat(lit string) (string, bool) {
-	if len(lit) < 2 || lit[0] != '\'' || lit[len(lit)-1] != '\'' {
-		return "", false
-	}
-	f := strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
-	var b strings.Builder
-	for i := 0; i < len(f); i++ {
-		c := f[i]
-		switch {
-		case c == '%' && i+1 < len(f) && f[i+1] == '%':
-			b.WriteString("%%")
-			i++
-		case c == '%' && i+1 < len(f):
-			spec, ok := strftimeToMySQL[f[i+1]]
-			if !ok {
-				return "", false
-			}
-			b.WriteString(spec)
-			i++
-		case c == '%':
-			return "", false
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), true
+	return translateStrftime(lit, strftimeToMySQL, "%%", func(c byte) (string, bool) { return string(c), true })
 }
