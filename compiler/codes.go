@@ -55,6 +55,7 @@ const (
 	CodeTooLarge         = "OSS5004" // request body over the configured limit
 	CodeUnauthenticated  = "OSS5005" // no valid credentials for an authenticated server (HTTP 401)
 	CodeMethodNotAllowed = "OSS5006" // HTTP method not served on this path (HTTP 405)
+	CodeSQLGoverned      = "OSS5007" // SQL preview refused to a governed caller (HTTP 403)
 )
 
 // Governance codes (docs/governance.md). They sit in the 2xxx model range:

@@ -529,6 +529,8 @@ func TestTrustedProxy(t *testing.T) {
 		"two users":          proxied(testProxySecret, http.Header{"X-Ossie-User": {"a", "b"}}),
 		"bad attribute name": proxied(testProxySecret, http.Header{"X-Ossie-Attr-A.B": {"x"}}),
 		"attribute twice":    proxied(testProxySecret, http.Header{"X-Ossie-Attr-Region": {"CA", "NY"}}),
+		// Two keys for one attribute: the proxy sets one, a client smuggles the other.
+		"attribute by two keys": proxied(testProxySecret, http.Header{"X-Ossie-Attr-Cost-Center": {"CC1"}, "X-Ossie-Attr-Cost_center": {"CC9"}}),
 	} {
 		resp, body := f.call(t, "GET", "/v1/models", "", hdr)
 		want401(t, resp, body, `Bearer realm="ossie"`)

@@ -319,6 +319,20 @@ func jsonRows(t *testing.T, rows [][]any) [][]any {
 	return out
 }
 
+// TestSQLPreviewRefusedWhenGoverned: /sql would spell out the caller's row
+// filters, physical sources and masked expressions, so a governed caller
+// gets 403 OSS5007 with none of them, and an ungoverned one the SQL.
+func TestSQLPreviewRefusedWhenGoverned(t *testing.T) {
+	f := newGovernedFixture(t)
+	resp, body := f.call(t, "POST", "/v1/models/shop/sql", `{"metrics":["order_count"]}`, bearer(governedToken("state")))
+	p := wantProblem(t, resp, body, 403, "OSS5007")
+	for _, leak := range []string{"SELECT", "WHERE", "state", `"orders"`} {
+		if strings.Contains(p.Detail, leak) {
+			t.Errorf("the problem shows %q: %s", leak, body)
+		}
+	}
+}
+
 // TestHiddenMembersAreUnknown: a member the role may not read gets the
 // same problem as a member that does not exist, and no suggestion names a
 // hidden member.
@@ -331,7 +345,7 @@ func TestHiddenMembersAreUnknown(t *testing.T) {
 		{`{"metrics":["order_count"],"filters":[{"field":"orders.customer_id","op":"=","values":[1]}]}`, `{"metrics":["order_count"],"filters":[{"field":"orders.customer_ix","op":"=","values":[1]}]}`, "OSS4003"},
 		{`{"metrics":["order_count"],"order_by":[{"key":"avg_amount"}]}`, `{"metrics":["order_count"],"order_by":[{"key":"avg_amoun"}]}`, ""},
 	} {
-		for _, ep := range []string{"query", "sql"} {
+		for _, ep := range []string{"query"} {
 			resp, hidden := f.call(t, "POST", "/v1/models/shop/"+ep, tc.hidden, hdr)
 			p := wantProblem(t, resp, hidden, 400, problemCode(t, hidden))
 			if tc.code != "" && p.Code != tc.code {

@@ -59,6 +59,13 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, perr)
 		return
 	}
+	// The SQL of a governed caller spells out its row filters, physical
+	// sources and the expressions behind masked fields.
+	if v, _ := m.visibleTo(r.Context()); v.Governed {
+		writeProblem(w, r, &Error{Status: http.StatusForbidden, Code: compiler.CodeSQLGoverned, Title: "SQL preview not available",
+			Detail: "the planned SQL would show governance rules; use /query for answers, or ossiectl sql to preview the SQL without a role"})
+		return
+	}
 	p, err := s.plan(r.Context(), m, q)
 	if err != nil {
 		s.fail(w, r, err)

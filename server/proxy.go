@@ -69,6 +69,12 @@ func (a *Auth) proxyIdentity(r *http.Request, secrets []string) (*Identity, *aut
 		if id.Attributes == nil {
 			id.Attributes = map[string]string{}
 		}
+		// X-Ossie-Attr-Cost-Center and X-Ossie-Attr-Cost_Center are two
+		// header keys for one attribute: a client could add the one its
+		// proxy does not overwrite, so any such pair is refused.
+		if _, dup := id.Attributes[name]; dup {
+			return nil, &authError{failProxyHeader, "the authenticating proxy sent attribute " + name + " twice"}
+		}
 		id.Attributes[name] = vs[0]
 	}
 	return id, nil

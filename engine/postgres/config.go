@@ -93,6 +93,11 @@ func (c Config) poolConfig() (*pgxpool.Config, string, error) {
 	if !hasParam(rp, "timezone") {
 		rp["timezone"] = "UTC"
 	}
+	// Planned literals only double quotes; with standard_conforming_strings
+	// off a backslash would escape one and end the literal early. pgx's
+	// simple protocol refuses such a session too; pin it anyway so no
+	// setting of the role or database can change how a literal reads.
+	rp["standard_conforming_strings"] = "on"
 	if !hasParam(rp, "application_name") {
 		rp["application_name"] = "ossie"
 	}
