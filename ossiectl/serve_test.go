@@ -49,7 +49,9 @@ func TestServePassesAuthAndGovernance(t *testing.T) {
 	if code, body := srv.Call("GET", "/v1/models/shop", "", token); code != 200 || strings.Contains(body, "avg_amount") {
 		t.Errorf("detail under the role: %d %s", code, body)
 	}
-	if code, body := srv.Call("POST", "/v1/models/shop/sql", `{"metrics":["order_count"]}`, token); code != 200 || !strings.Contains(body, `'returned'`) {
+	// The SQL preview is refused exactly when the caller is governed, so a
+	// 403 OSS5007 proves the governance file and the token's role arrived.
+	if code, body := srv.Call("POST", "/v1/models/shop/sql", `{"metrics":["order_count"]}`, token); code != 403 || !strings.Contains(body, "OSS5007") {
 		t.Errorf("sql under the role: %d %s", code, body)
 	}
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {

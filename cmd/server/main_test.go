@@ -172,7 +172,9 @@ func TestLocalModeAuthenticated(t *testing.T) {
 	if code, body := srv.Call("GET", "/v1/models/shop", "", token); code != 200 || strings.Contains(body, "avg_amount") || !strings.Contains(body, "revenue") {
 		t.Errorf("detail under the role: %d %s", code, body)
 	}
-	if code, body := srv.Call("POST", "/v1/models/shop/sql", `{"metrics":["revenue"],"dimensions":["customers.state"]}`, token); code != 200 || !strings.Contains(body, `'CA'`) || !strings.Contains(body, `'returned'`) {
+	// The SQL preview is refused exactly when the caller is governed, so a
+	// 403 OSS5007 proves the governance file and the token's role arrived.
+	if code, body := srv.Call("POST", "/v1/models/shop/sql", `{"metrics":["revenue"],"dimensions":["customers.state"]}`, token); code != 403 || !strings.Contains(body, "OSS5007") {
 		t.Errorf("sql under the role: %d %s", code, body)
 	}
 	cancel()
