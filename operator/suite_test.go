@@ -5,9 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -23,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
+	"github.com/ossie-dev/ossie/test/kubetest"
 	"github.com/ossie-dev/ossie/test/pgtest"
 )
 
@@ -69,7 +68,7 @@ func runSuite(m *testing.M) int {
 		return m.Run()
 	}
 
-	assets, err := kubeAssets(root)
+	assets, err := kubetest.Assets()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "operator tests: cannot build the control-plane binaries:", err)
 		return 1
@@ -104,24 +103,6 @@ func runSuite(m *testing.M) int {
 	}
 	defer suite.events.Shutdown()
 	return m.Run()
-}
-
-// kubeAssets runs scripts/kube-tools.sh (idempotent; builds kube-apiserver
-// and etcd the first time) and returns the directory it prints last.
-func kubeAssets(root string) (string, error) {
-	cmd := exec.Command(filepath.Join(root, "scripts", "kube-tools.sh"))
-	cmd.Dir = root
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", err
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	dir := strings.TrimSpace(lines[len(lines)-1])
-	if dir == "" {
-		return "", fmt.Errorf("scripts/kube-tools.sh printed no directory")
-	}
-	return dir, nil
 }
 
 // needEnv skips t when the API server is not running.

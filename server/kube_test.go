@@ -8,9 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,47 +15,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/test/kubetest"
 )
-
-// startAPIServer runs a real kube-apiserver and etcd (envtest) built by
-// scripts/kube-tools.sh, which builds them on a fresh machine and is
-// instant afterwards. It returns a kubeconfig file for the cluster.
-func startAPIServer(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("needs kube-apiserver and etcd; skipped in -short mode")
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("bash", "scripts/kube-tools.sh")
-	cmd.Dir = root
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("scripts/kube-tools.sh: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	env := &envtest.Environment{BinaryAssetsDirectory: lines[len(lines)-1]}
-	if _, err := env.Start(); err != nil {
-		t.Fatalf("envtest: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("envtest stop: %v", err)
-		}
-	})
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, env.KubeConfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // artifactConfigMap is a ConfigMap as the operator publishes it.
 func artifactConfigMap(ns, name, model string, data []byte) *corev1.ConfigMap {
@@ -151,7 +112,7 @@ func (f *kubeFixture) ready() (int, map[string]ModelStatus, string) {
 // real API server: load, hot swap, corrupt and unknown-format updates that
 // keep the last good version, name conflicts, namespace scoping, delete.
 func TestKubernetesMode(t *testing.T) {
-	kubeconfig := startAPIServer(t)
+	_, kubeconfig := kubetest.Start(t)
 	restCfg, err := KubeRESTConfig(kubeconfig)
 	if err != nil {
 		t.Fatal(err)

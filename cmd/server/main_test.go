@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,11 +12,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/server/servertest"
+	"github.com/ossie-dev/ossie/test/kubetest"
 )
 
 func TestRunRefusesBadStarts(t *testing.T) {
@@ -64,30 +63,7 @@ func TestRunRefusesBadStarts(t *testing.T) {
 // synced, serves a model published in a watched namespace, ignores one in
 // another namespace, and stops cleanly.
 func TestKubeMode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs kube-apiserver and etcd; skipped in -short mode")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tools := exec.Command("bash", "scripts/kube-tools.sh")
-	tools.Dir = root
-	tools.Stderr = os.Stderr
-	out, err := tools.Output()
-	if err != nil {
-		t.Fatalf("scripts/kube-tools.sh: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	env := &envtest.Environment{BinaryAssetsDirectory: lines[len(lines)-1]}
-	if _, err := env.Start(); err != nil {
-		t.Fatalf("envtest: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	_, kubeconfig := kubetest.Start(t)
 	restCfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)

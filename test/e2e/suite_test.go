@@ -22,9 +22,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +45,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/operator"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/test/kubetest"
 	"github.com/ossie-dev/ossie/test/pgtest"
 )
 
@@ -154,7 +153,8 @@ var _ = BeforeSuite(func() {
 	DeferCleanup(sqlDB.Close)
 
 	By("starting kube-apiserver and etcd")
-	assets := kubeAssets()
+	assets, err := kubetest.Assets()
+	Expect(err).NotTo(HaveOccurred())
 	kubectlPath = filepath.Join(assets, "kubectl")
 	Expect(kubectlPath).To(BeAnExistingFile(), "kubectl is built by scripts/kube-tools.sh next to kube-apiserver and etcd")
 	testEnv = &envtest.Environment{
@@ -221,22 +221,3 @@ var _ = BeforeSuite(func() {
 
 	AddReportEntry("suite setup", time.Since(begin).Round(time.Millisecond).String(), ReportEntryVisibilityAlways)
 })
-
-// kubeAssets returns the directory of kube-apiserver, etcd and kubectl:
-// KUBEBUILDER_ASSETS when set (the Makefile exports it), else the last
-// line scripts/kube-tools.sh prints (it builds the binaries on first use,
-// which takes minutes, and is a no-op afterwards).
-func kubeAssets() string {
-	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
-		return dir
-	}
-	cmd := exec.Command(filepath.Join(repoRoot, "scripts", "kube-tools.sh"))
-	cmd.Dir = repoRoot
-	cmd.Stderr = GinkgoWriter
-	out, err := cmd.Output()
-	Expect(err).NotTo(HaveOccurred(), "scripts/kube-tools.sh")
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	dir := strings.TrimSpace(lines[len(lines)-1])
-	Expect(dir).NotTo(BeEmpty(), "scripts/kube-tools.sh printed no directory")
-	return dir
-}
