@@ -66,3 +66,16 @@ const (
 	CodeBadMask          = "OSS2018" // mask parameters do not fit the mask kind
 	CodeBadRowFilter     = "OSS2019" // a row filter aggregates or reads a field of another dataset
 )
+
+// Real-world model codes (docs/problems.md): shapes the Ossie spec allows
+// that are read with a warning, and the few new ways they can be wrong.
+const (
+	CodeUnknownDialect    = "OSS1009" // warning: a dialect name this build does not know; the entry is kept, not executed
+	CodeAmbiguousPaths    = "OSS2020" // warning: two or more many-to-one join paths between two datasets; a query must choose
+	CodeMetricColumn      = "OSS2021" // warning: a metric reads a physical column that is not a declared field (checked at bind)
+	CodeBadExtension      = "OSS2022" // an Ossie custom extension (vendor_name OSSIE) is malformed or names something unknown
+	CodeVendorDialect     = "OSS3009" // warning: an expression given only in a vendor dialect is read as ANSI SQL
+	CodeVendorNotPortable = "OSS3010" // an expression given only in a vendor dialect does not mean the same in ANSI SQL
+	CodeAmbiguousJoin     = "OSS4011" // a query needs a dataset reached by several many-to-one paths and names none
+	CodeBindingType       = "OSS5008" // a field's declared datatype disagrees with the column the engine stores (time zone)
+)
