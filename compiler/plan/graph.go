@@ -11,8 +11,10 @@ type edge struct {
 	toOne bool
 }
 
-// graph is the join graph of one artifact; validation guarantees it is a
-// forest, so the path between two datasets is unique when it exists.
+// graph is the join graph of one artifact. Validation allows shared
+// dimensions and parallel many-to-one paths (recorded in
+// Artifact.JoinChoices); tree picks one path, and choiceOn refuses a join
+// whose path crosses a recorded choice.
 type graph map[string][]edge
 
 func newGraph(a *compiler.Artifact) graph {
@@ -74,4 +76,24 @@ func (g graph) reachesToOne(root, target string) bool {
 		}
 	}
 	return false
+}
+
+// choiceOn returns the join choice a path (datasets from the root on)
+// crosses: one whose From comes before its To on the path. Until queries
+// can name a `via`, such a join is refused rather than answered through
+// an arbitrary one of the candidate paths.
+func choiceOn(a *compiler.Artifact, path []string) *compiler.ArtifactJoinChoice {
+	pos := make(map[string]int, len(path))
+	for i, ds := range path {
+		pos[ds] = i
+	}
+	for i := range a.JoinChoices {
+		c := &a.JoinChoices[i]
+		f, okF := pos[c.From]
+		t, okT := pos[c.To]
+		if okF && okT && f < t {
+			return c
+		}
+	}
+	return nil
 }

@@ -124,6 +124,7 @@ func TestErrorClassification(t *testing.T) {
 	}{
 		{"SELECT * FROM missing_table", true},
 		{"SELECT nope FROM t", true},
+		{"SELECT t.nope FROM t", true}, // Binder Error: Table "t" does not have a column named "nope"
 		{"SELECT * FROM read_parquet('/nonexistent/dir/x.parquet')", true},
 		{"SELEC 1", false},
 		{"SELECT 'a'::INTEGER", false},
