@@ -60,7 +60,7 @@ semantic_model:
 	}
 	want := []got{
 		{CodeUnknownKey, "semantic_model[0].datasets[0].primay_key", 7, 9, "did you mean `primary_key`?"},
-		{CodeInvalidValue, "semantic_model[0].datasets[0].fields[0].expression.dialects[0].dialect", 10, 47, "did you mean `ANSI_SQL`?"},
+		{CodeUnknownDialect, "semantic_model[0].datasets[0].fields[0].expression.dialects[0].dialect", 10, 47, "did you mean `ANSI_SQL`?"},
 		{CodeInvalidValue, "semantic_model[0].datasets[0].fields[0].datatype", 11, 23, "did you mean `Integer`?"},
 		{CodeWrongType, "semantic_model[0].datasets[0].fields[1].name", 12, 19, `quote it to mean the text: "2024"`},
 		{CodeEmpty, "semantic_model[0].datasets[0].fields[1].expression.dialects", 13, 36, "at least one"},
@@ -74,7 +74,7 @@ semantic_model:
 	}
 	for i, w := range want {
 		p := probs[i]
-		if p.Code != w.code || p.Path != w.path || p.Line != w.line || p.Column != w.col || !strings.Contains(p.Message, w.hint) || p.Severity != SeverityError {
+		if p.Code != w.code || p.Path != w.path || p.Line != w.line || p.Column != w.col || !strings.Contains(p.Message, w.hint) || (p.Severity != SeverityError) != (w.code == CodeUnknownDialect) {
 			t.Errorf("problem %d:\n got  %v\n want %s %s %d:%d containing %q", i, p, w.code, w.path, w.line, w.col, w.hint)
 		}
 	}
