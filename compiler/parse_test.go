@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -359,5 +360,52 @@ func TestParsePrefixesNeverPanicAndAgree(t *testing.T) {
 		if probs.HasErrors() != s.HasErrors() {
 			t.Fatalf("prefix %d: Parse errors %v, schema errors %v\nParse: %v\nSchema: %v", i, probs.HasErrors(), s.HasErrors(), probs, s)
 		}
+	}
+}
+
+// 0.1.1 documents may carry that schema's top-level `dialects` and
+// `vendors`; 0.2.0.dev0 dropped them. Unknown dialect names are warnings.
+func TestTopLevelDialectsAndVendors(t *testing.T) {
+	body := `
+dialects: [ANSI_SQL, SNOWFLAKE, LOOKML]
+vendors: [COMMON, DBT]
+semantic_model:
+  - name: m
+    datasets:
+      - name: t
+        source: t
+        fields:
+          - {name: a, expression: {dialects: [{dialect: ANSI_SQL, expression: a}, {dialect: QLIK, expression: "[a]"}]}}
+`
+	p, probs := Parse([]byte(`version: "0.1.1"` + body))
+	if probs.HasErrors() || len(probs) != 2 {
+		t.Fatalf("0.1.1: want two warnings, got %v", probs)
+	}
+	for i, path := range []string{"dialects[2]", "semantic_model[0].datasets[0].fields[0].expression.dialects[1].dialect"} {
+		if probs[i].Code != CodeUnknownDialect || probs[i].Path != path || probs[i].Severity != SeverityWarning {
+			t.Errorf("problem %d: %v, want warning OSS1009 at %s", i, probs[i], path)
+		}
+	}
+	if len(p.Doc.Dialects) != 3 || len(p.Doc.Vendors) != 2 {
+		t.Errorf("lists not read: %+v %+v", p.Doc.Dialects, p.Doc.Vendors)
+	}
+	if arts, probs := Compile(p, CompileOptions{}); len(arts) != 1 || probs.HasErrors() {
+		t.Errorf("0.1.1 document does not compile: %v", probs)
+	}
+	if probs := ValidateSchema([]byte(`version: "0.1.1"` + body)); probs.HasErrors() {
+		t.Errorf("schema refuses the 0.1.1 document: %v", probs)
+	}
+	_, probs = Parse([]byte(`version: "0.2.0.dev0"` + body))
+	var unknown []string
+	for _, pr := range probs {
+		if pr.Code == CodeUnknownKey {
+			unknown = append(unknown, pr.Path)
+		}
+	}
+	if !slices.Equal(unknown, []string{"dialects", "vendors"}) {
+		t.Errorf("0.2.0.dev0: want OSS1002 at dialects and vendors, got %v", probs)
+	}
+	if probs := ValidateSchema([]byte(`version: "0.2.0.dev0"` + body)); !probs.HasErrors() {
+		t.Errorf("schema accepts top-level dialects at 0.2.0.dev0")
 	}
 }
