@@ -61,14 +61,17 @@ func (mc *modelCheck) readExtension(path string, exts []ossie.CustomExtension, a
 
 // zoneOf checks a declared stored time zone and returns it ("" when none
 // or invalid).
-func (mc *modelCheck) zoneOf(path string, exts []ossie.CustomExtension) string {
-	e := mc.readExtension(path, exts, "timezone")
+func (mc *modelCheck) zoneOf(path func() string, exts []ossie.CustomExtension) string {
+	if len(exts) == 0 { // the common case; paths are built only when needed
+		return ""
+	}
+	e := mc.readExtension(path(), exts, "timezone")
 	if e == nil || e.Timezone == nil {
 		return ""
 	}
 	z := *e.Timezone
 	if _, err := time.LoadLocation(z); err != nil || z == "" || z == "Local" {
-		mc.errorf(CodeBadExtension, path+".custom_extensions", "timezone %q is not an IANA time zone name (e.g. \"Europe/Amsterdam\", \"UTC\")", z)
+		mc.errorf(CodeBadExtension, path()+".custom_extensions", "timezone %q is not an IANA time zone name (e.g. \"Europe/Amsterdam\", \"UTC\")", z)
 		return ""
 	}
 	return z
@@ -78,15 +81,15 @@ func (mc *modelCheck) zoneOf(path string, exts []ossie.CustomExtension) string {
 // per field into fieldZones) and metric `via` pins (into metricVia).
 func (mc *modelCheck) checkExtensions() {
 	m := mc.m
-	modelZone := mc.zoneOf(mc.base, m.CustomExtensions)
+	modelZone := mc.zoneOf(func() string { return mc.base }, m.CustomExtensions)
 	mc.fieldZones = make([][]string, len(m.Datasets))
 	for d := range m.Datasets {
 		ds := &m.Datasets[d]
-		dsZone := cmp.Or(mc.zoneOf(mc.datasetPath(d), ds.CustomExtensions), modelZone)
+		dsZone := cmp.Or(mc.zoneOf(func() string { return mc.datasetPath(d) }, ds.CustomExtensions), modelZone)
 		mc.fieldZones[d] = make([]string, len(ds.Fields))
 		for f := range ds.Fields {
 			fl := &ds.Fields[f]
-			own := mc.zoneOf(mc.fieldPath(d, f), fl.CustomExtensions)
+			own := mc.zoneOf(func() string { return mc.fieldPath(d, f) }, fl.CustomExtensions)
 			switch {
 			case own != "" && fl.Datatype == ossie.TypeDateTimeTz:
 				mc.errorf(CodeBadExtension, mc.fieldPath(d, f)+".custom_extensions", "field %q is DateTimeTz: its values are instants already, so a stored time zone does not apply; declare it DateTime (a naive timestamp) or drop the timezone", ds.Name+"."+fl.Name)
@@ -99,6 +102,9 @@ func (mc *modelCheck) checkExtensions() {
 	}
 	mc.metricVia = make([][]string, len(m.Metrics))
 	for i := range m.Metrics {
+		if len(m.Metrics[i].CustomExtensions) == 0 {
+			continue
+		}
 		e := mc.readExtension(mc.metricPath(i), m.Metrics[i].CustomExtensions, "via")
 		if e == nil || len(e.Via) == 0 {
 			continue

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -178,26 +179,40 @@ func (g *joinGraph) findChoices() {
 		}
 	}
 	count := make([]int, n)
+	seen := make([]bool, n)
 	for x := 0; x < n; x++ {
 		if len(g.out[x]) == 0 {
 			continue
 		}
-		clear(count)
-		count[x] = 1
-		var targets []int
-		for _, cur := range order[pos[x]:] {
-			if count[cur] == 0 {
-				continue
+		// Only what x reaches matters: collect it, then propagate path
+		// counts over it in topological order.
+		reach := []int{x}
+		seen[x] = true
+		for i := 0; i < len(reach); i++ {
+			for _, e := range g.out[reach[i]] {
+				if !seen[e.to] {
+					seen[e.to] = true
+					reach = append(reach, e.to)
+				}
 			}
+		}
+		slices.SortFunc(reach, func(a, b int) int { return pos[a] - pos[b] })
+		count[x] = 1
+		for _, cur := range reach {
 			for _, e := range g.out[cur] {
 				count[e.to] = min(2, count[e.to]+count[cur])
 			}
 		}
-		for y := 0; y < n; y++ {
+		var targets []int
+		for _, y := range reach {
 			if y != x && count[y] > 1 {
 				targets = append(targets, y)
 			}
 		}
+		for _, y := range reach {
+			count[y], seen[y] = 0, false
+		}
+		slices.Sort(targets)
 		for _, y := range targets {
 			g.choices = append(g.choices, joinChoice{from: x, to: y, paths: g.enumerate(x, y, in)})
 		}
