@@ -1,6 +1,11 @@
 package plan
 
-import "github.com/ossie-dev/ossie/compiler"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ossie-dev/ossie/compiler"
+)
 
 // edge is one relationship seen from one of its ends. toOne is true when
 // walking it goes from the many side (From) to the one side (To): such a
@@ -78,22 +83,36 @@ func (g graph) reachesToOne(root, target string) bool {
 	return false
 }
 
-// choiceOn returns the join choice a path (datasets from the root on)
-// crosses: one whose From comes before its To on the path. Until queries
-// can name a `via`, such a join is refused rather than answered through
-// an arbitrary one of the candidate paths.
-func choiceOn(a *compiler.Artifact, path []string) *compiler.ArtifactJoinChoice {
-	pos := make(map[string]int, len(path))
-	for i, ds := range path {
-		pos[ds] = i
+// ambiguousJoin returns why joining ds to home (along hops, a tree from
+// home) is refused, or "": the path crosses a join choice, a pair of
+// datasets the model joins by several many-to-one paths (Artifact.
+// JoinChoices, warning OSS2020) whose From comes before its To on the
+// path. Until a query can name a `via`, such a join is refused (OSS4011)
+// rather than answered through whichever relationship the tree took.
+func ambiguousJoin(a *compiler.Artifact, hops map[string]hop, home, ds string) string {
+	if len(a.JoinChoices) == 0 {
+		return ""
 	}
-	for i := range a.JoinChoices {
-		c := &a.JoinChoices[i]
+	pos := map[string]int{}
+	depth := hops[ds].depth
+	for cur := ds; ; cur = hops[cur].parent {
+		pos[cur] = depth
+		if cur == home {
+			break
+		}
+		depth--
+	}
+	for _, c := range a.JoinChoices {
 		f, okF := pos[c.From]
 		t, okT := pos[c.To]
 		if okF && okT && f < t {
-			return c
+			paths := make([]string, len(c.Paths))
+			for i, p := range c.Paths {
+				paths[i] = strings.Join(p, " then ")
+			}
+			return fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s); this query cannot choose one yet, so it is refused rather than answered through an arbitrary one",
+				ds, home, c.From, c.To, strings.Join(paths, "; "))
 		}
 	}
-	return nil
+	return ""
 }

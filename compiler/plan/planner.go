@@ -616,12 +616,8 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 			s.fail(compiler.CodeUnreachable, path, fmt.Sprintf("%s cannot be joined to dataset %s: no relationship path connects them", ds, g.home))
 			return false
 		}
-		chain := []string{ds}
-		for cur := ds; cur != g.home; cur = hops[cur].parent {
-			chain = append([]string{hops[cur].parent}, chain...)
-		}
-		if c := choiceOn(s.p.art, chain); c != nil {
-			s.fail(compiler.CodeAmbiguousJoin, path, fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths: %v; this query cannot choose one yet, so it is refused rather than answered through an arbitrary path", ds, g.home, c.From, c.To, c.Paths))
+		if msg := ambiguousJoin(s.p.art, hops, g.home, ds); msg != "" {
+			s.fail(compiler.CodeAmbiguousJoin, path, msg)
 			return false
 		}
 		for cur := ds; cur != g.home && !need[cur]; cur = hops[cur].parent {
