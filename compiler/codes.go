@@ -10,16 +10,16 @@ const (
 	CodeDuplicateKey       = "OSS1004" // the same key twice in one mapping
 	CodeMissingKey         = "OSS1005" // a required key is absent
 	CodeUnsupportedVersion = "OSS1006" // `version` missing or not one this build reads
-	CodeInvalidValue       = "OSS1007" // value outside its enumeration (datatype, dialect, source kind)
+	CodeInvalidValue       = "OSS1007" // value outside its enumeration (datatype, source kind)
 	CodeSchema             = "OSS1008" // JSON Schema violation not covered by a more specific code
 
 	CodeDuplicateName       = "OSS2001" // two datasets/fields/metrics/relationships share a name
 	CodeUnknownDataset      = "OSS2002" // a relationship or reference names a dataset that does not exist
-	CodeUnknownColumn       = "OSS2003" // a key or relationship column names no field of its dataset
+	CodeUnknownColumn       = "OSS2003" // a key column is an empty name (other key columns are fields or physical columns)
 	CodeColumnCountMismatch = "OSS2004" // from_columns and to_columns differ in length
 	CodeNotAKey             = "OSS2005" // to_columns are not the primary key or a unique key of `to`
 	CodeAssumedKey          = "OSS2006" // warning: `to` declares no keys; the relationship asserts uniqueness
-	CodeJoinGraphNotTree    = "OSS2007" // a cycle or two join paths between two datasets
+	CodeJoinGraphNotTree    = "OSS2007" // a cycle of many-to-one relationships (a dataset reaching itself)
 	CodeNoPortableDialect   = "OSS2008" // no OSSIE_SQL_2026 or ANSI_SQL entry to translate
 	CodeUnknownReference    = "OSS2009" // expression names an unknown dataset, field or metric
 	CodeMetricCycle         = "OSS2010" // derived metrics reference each other in a cycle
