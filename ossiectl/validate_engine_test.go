@@ -95,3 +95,16 @@ func TestMigrateDropsTopLevelLists(t *testing.T) {
 		t.Errorf("validate after migrate: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// A 0.1.1 document with its top-level lists becomes a SemanticModel
+// manifest that keeps them (spec.dialects, spec.vendors) and validates.
+func TestManifestKeepsTopLevelLists(t *testing.T) {
+	model := writeTemp(t, "model.yaml", bindModel)
+	code, out, errs := run(t, "", "manifest", model, "--name", "events")
+	if code != ExitOK || !strings.Contains(out, "dialects:") || !strings.Contains(out, "vendors:") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if code, vout, verrs := run(t, "", "validate", writeTemp(t, "events.sm.yaml", out)); code != ExitOK || !strings.Contains(vout, "(0.1.1: 1)") {
+		t.Errorf("manifest: exit %d\n%s%s", code, vout, verrs)
+	}
+}

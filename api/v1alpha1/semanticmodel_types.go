@@ -15,6 +15,13 @@ type SemanticModelSpec struct {
 	// of those `ossiectl version` lists (e.g. "0.2.0.dev0").
 	// +required
 	Version string `json:"version"`
+	// Dialects and Vendors are the top-level enumeration lists of version
+	// 0.1.1 documents (the dialect and vendor names the document uses);
+	// they carry no meaning and are refused at later versions.
+	// +optional
+	Dialects []string `json:"dialects,omitzero"`
+	// +optional
+	Vendors []string `json:"vendors,omitzero"`
 	// SemanticModel lists the models of the document; each becomes one
 	// artifact of the published bundle.
 	// +required
