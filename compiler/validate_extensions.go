@@ -102,8 +102,8 @@ func (mc *modelCheck) checkExtensions() {
 	}
 	mc.metricVia = make([][]string, len(m.Metrics))
 	for i := range m.Metrics {
-		if len(m.Metrics[i].CustomExtensions) == 0 {
-			continue
+		if len(m.Metrics[i].CustomExtensions) == 0 || !mc.metricExprs[i].ok {
+			continue // no extension, or the metric is already reported
 		}
 		e := mc.readExtension(mc.metricPath(i), m.Metrics[i].CustomExtensions, "via")
 		if e == nil || len(e.Via) == 0 {
