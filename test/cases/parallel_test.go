@@ -99,3 +99,27 @@ func TestParallelRelationships(t *testing.T) {
 		}
 	})
 }
+
+// In the RW-01 constellation a dimension of the other fact dataset can be
+// reached from orders through dates, products or stores, and each gives a
+// different answer; with no way to choose yet, the query is refused
+// (OSS4011) instead of using the first shared dimension in document order.
+func TestConstellationCrossFactDimensionIsRefused(t *testing.T) {
+	c, err := casefile.Load("RW-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	arts, probs := compiler.Load(c.Model, compiler.CompileOptions{})
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	planner, err := plan.New(arts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := plan.ParseQuery([]byte(`{"metrics": ["sold"], "dimensions": ["returns.refund"]}`))
+	_, probs = planner.Plan(q, dialect.DuckDB)
+	if len(probs) == 0 || probs[0].Code != compiler.CodeAmbiguousJoin || !strings.Contains(probs[0].Message, "more than one route") {
+		t.Fatalf("want OSS4011 naming two routes, got %v", probs)
+	}
+}
