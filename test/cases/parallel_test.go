@@ -8,7 +8,10 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/test/cases/casefile"
+	"github.com/ossie-dev/ossie/test/pgtest"
 )
 
 // parallelModel: one fact related twice to one calendar (order date and
@@ -80,24 +83,37 @@ func TestParallelRelationships(t *testing.T) {
 			t.Fatalf("want OSS4011 naming both relationships, got %v", probs)
 		}
 	})
-	t.Run("query not crossing the choice answers", func(t *testing.T) {
-		q, _ := plan.ParseQuery([]byte(`{"metrics": ["revenue"], "dimensions": ["orders.channel"]}`))
-		p, probs := planner.Plan(q, dialect.DuckDB)
-		if probs.HasErrors() {
-			t.Fatal(probs)
-		}
-		got, err := eng.Query(context.Background(), p.SQL, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := eng.Query(context.Background(), `SELECT channel, SUM(amount) FROM orders GROUP BY 1`, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok, why := casefile.Match(want.Rows, got.Rows, false, 0); !ok {
-			t.Fatalf("planned %v, hand-written %v: %s", got.Rows, want.Rows, why)
-		}
-	})
+	pg, err := postgres.Open(context.Background(), postgres.Config{DSN: pgtest.Shared(t).NewDatabase(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close() })
+	if err := pg.Exec(context.Background(), parallelTables); err != nil {
+		t.Fatal(err)
+	}
+	for _, on := range []struct {
+		name string
+		eng  engine.Engine
+	}{{"duckdb", eng}, {"postgres", pg}} {
+		t.Run("query not crossing the choice answers on "+on.name, func(t *testing.T) {
+			q, _ := plan.ParseQuery([]byte(`{"metrics": ["revenue", "shipped_revenue"], "dimensions": ["orders.channel"]}`))
+			p, probs := planner.Plan(q, on.eng.Dialect())
+			if probs.HasErrors() {
+				t.Fatal(probs)
+			}
+			got, err := on.eng.Query(context.Background(), p.SQL, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := on.eng.Query(context.Background(), `SELECT channel, SUM(amount), SUM(amount) FROM orders GROUP BY 1`, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, why := casefile.Match(want.Rows, got.Rows, false, 0); !ok {
+				t.Fatalf("planned %v, hand-written %v: %s", got.Rows, want.Rows, why)
+			}
+		})
+	}
 }
 
 // In the RW-01 constellation a dimension of the other fact dataset can be
