@@ -81,14 +81,7 @@ func TestDocumentRoundTripIsLossless(t *testing.T) {
 			continue
 		}
 		t.Run(rel, func(t *testing.T) {
-			sm := &v1alpha1.SemanticModel{}
-			if err := f.api.Get(f.ctx, client.ObjectKeyFromObject(u), sm); err != nil {
-				t.Fatal(err)
-			}
-			doc, err := operator.DocumentJSON(&sm.Spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, doc := readBack(t, f, u)
 			wantArts, wantProbs := compiler.Load(data, compiler.CompileOptions{})
 			gotArts, gotProbs := compiler.Load(doc, compiler.CompileOptions{})
 			sameVerdict(t, wantArts, gotArts, wantProbs, gotProbs)
@@ -122,6 +115,21 @@ func createSpec(f *fixture, name string, spec any) (*unstructured.Unstructured, 
 		"spec":       spec,
 	}}
 	return u, f.api.Create(f.ctx, u, client.FieldValidation("Strict"))
+}
+
+// readBack reads the SemanticModel u back from the API server, as the
+// operator's client decodes it, with its document as DocumentJSON writes it.
+func readBack(t *testing.T, f *fixture, u *unstructured.Unstructured) (*v1alpha1.SemanticModel, []byte) {
+	t.Helper()
+	sm := &v1alpha1.SemanticModel{}
+	if err := f.api.Get(f.ctx, client.ObjectKeyFromObject(u), sm); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := operator.DocumentJSON(&sm.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sm, doc
 }
 
 // sameVerdict fails unless the file and the spec compile to the same
@@ -190,14 +198,7 @@ func TestGovernanceRoundTripIsLossless(t *testing.T) {
 			continue
 		}
 		t.Run(pair[1], func(t *testing.T) {
-			sm := &v1alpha1.SemanticModel{}
-			if err := f.api.Get(f.ctx, client.ObjectKeyFromObject(u), sm); err != nil {
-				t.Fatal(err)
-			}
-			doc, err := operator.DocumentJSON(&sm.Spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sm, doc := readBack(t, f, u)
 			rulesJSON, err := json.Marshal(sm.Spec.Governance)
 			if err != nil {
 				t.Fatal(err)
