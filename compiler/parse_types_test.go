@@ -29,7 +29,7 @@ func TestGoTypesMatchParser(t *testing.T) {
 		reflect.TypeFor[ossie.CustomExtension]():   customExtensionKeys(w, &ossie.CustomExtension{}),
 	}
 	for typ, keys := range objects {
-		var goKeys, goRequired, parserKeys, parserRequired []string
+		var goKeys, goRequired []string
 		for i := range typ.NumField() {
 			name, opts, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 			if name == "-" {
@@ -40,15 +40,9 @@ func TestGoTypesMatchParser(t *testing.T) {
 				goRequired = append(goRequired, name)
 			}
 		}
-		for _, k := range keys {
-			parserKeys = append(parserKeys, k.name)
-			if k.required {
-				parserRequired = append(parserRequired, k.name)
-			}
-		}
-		for _, l := range [][]string{goKeys, goRequired, parserKeys, parserRequired} {
-			slices.Sort(l)
-		}
+		parserKeys, parserRequired := keyNames(keys)
+		slices.Sort(goKeys)
+		slices.Sort(goRequired)
 		if !slices.Equal(goKeys, parserKeys) {
 			t.Errorf("%s: Go keys %v, parser keys %v", typ, goKeys, parserKeys)
 		}
@@ -56,4 +50,18 @@ func TestGoTypesMatchParser(t *testing.T) {
 			t.Errorf("%s: Go requires %v, parser requires %v", typ, goRequired, parserRequired)
 		}
 	}
+}
+
+// keyNames lists the keys a parser object reads and those it requires,
+// each sorted.
+func keyNames(keys []key) (names, required []string) {
+	for _, k := range keys {
+		names = append(names, k.name)
+		if k.required {
+			required = append(required, k.name)
+		}
+	}
+	slices.Sort(names)
+	slices.Sort(required)
+	return names, required
 }
