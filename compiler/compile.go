@@ -79,8 +79,7 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 		Version:         version,
 		DocumentVersion: docVersion,
 		Name:            m.Name,
-		Description:     m.Description,
-		AIContext:       m.AIContext,
+		Doc:             Doc{Description: m.Description, AIContext: m.AIContext},
 		Datasets:        make([]ArtifactDataset, len(m.Datasets)),
 	}
 	for d := range m.Datasets {
@@ -91,8 +90,7 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 		}
 		ad := ArtifactDataset{
 			Name:        ds.Name,
-			Description: ds.Description,
-			AIContext:   ds.AIContext,
+			Doc:         Doc{Description: ds.Description, AIContext: ds.AIContext},
 			Source:      src,
 			PrimaryKey:  slices.Clone(ds.PrimaryKey),
 			KeyPhysical: mc.keyPhysical[d],
@@ -105,17 +103,13 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 			fl := &ds.Fields[f]
 			ce := mc.fieldExprs[d][f]
 			ad.Fields[f] = ArtifactField{
-				Name:        fl.Name,
-				Label:       fl.Label,
-				Description: fl.Description,
-				Datatype:    fl.Datatype,
-				IsTime:      fl.IsTime(),
-				AIContext:   fl.AIContext,
-				Dialect:     ce.dialect,
-				SQL:         ce.sql,
-				Expr:        exprOf(ce),
-				Dialects:    slices.Clone(fl.Expression.Dialects),
-
+				Name: fl.Name,
+				FieldDoc: FieldDoc{Label: fl.Label, Description: fl.Description, Datatype: fl.Datatype,
+					IsTime: fl.IsTime(), AIContext: fl.AIContext},
+				Dialect:        ce.dialect,
+				SQL:            ce.sql,
+				Expr:           exprOf(ce),
+				Dialects:       slices.Clone(fl.Expression.Dialects),
 				StoredTimezone: mc.fieldZones[d][f],
 			}
 		}
@@ -160,17 +154,15 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 		mt := &m.Metrics[i]
 		cm := mc.metricExprs[i]
 		am := ArtifactMetric{
-			Name:        mt.Name,
-			Description: mt.Description,
-			Datatype:    mt.Datatype,
-			AIContext:   mt.AIContext,
-			Dialect:     cm.dialect,
-			SQL:         cm.sql,
-			Expr:        exprOf(cm.checkedExpr),
-			Dialects:    slices.Clone(mt.Expression.Dialects),
-			DependsOn:   cm.deps,
-			Datasets:    cm.datasets,
-			Via:         mc.metricVia[i],
+			Name:      mt.Name,
+			MetricDoc: MetricDoc{Description: mt.Description, Datatype: mt.Datatype, AIContext: mt.AIContext},
+			Dialect:   cm.dialect,
+			SQL:       cm.sql,
+			Expr:      exprOf(cm.checkedExpr),
+			Dialects:  slices.Clone(mt.Expression.Dialects),
+			DependsOn: cm.deps,
+			Datasets:  cm.datasets,
+			Via:       mc.metricVia[i],
 		}
 		if cm.star >= 0 {
 			am.RowsOf = m.Datasets[cm.star].Name
