@@ -39,6 +39,10 @@ type prepared struct {
 	fieldSQL map[string]string // "dataset.field" → SQL over alias "dataset"
 	source   map[string]string // dataset → FROM item without alias
 	metrics  map[string]*metricPlan
+	// quoted holds the identifiers a plan names, quoted once: dataset
+	// aliases, "dataset.field" and metric result columns, and the
+	// generated column and alias names.
+	quoted map[string]string
 	// unsupported lists the model's calls this dialect cannot compute
 	// (OSS3008); a model with any is not planned for this engine.
 	unsupported compiler.Problems
@@ -58,12 +62,19 @@ func (p *Planner) prepared(d dialect.Dialect) *prepared {
 }
 
 func (p *Planner) prepare(d dialect.Dialect) *prepared {
-	pr := &prepared{d: d, fieldSQL: map[string]string{}, source: map[string]string{}, metrics: map[string]*metricPlan{}}
+	pr := &prepared{d: d, fieldSQL: map[string]string{}, source: map[string]string{}, metrics: map[string]*metricPlan{}, quoted: map[string]string{}}
+	quote := func(name string) { pr.quoted[name] = d.QuoteIdent(name) }
+	for _, list := range [][]string{groupAliases[:], measureCols[:], dimCols[:], keyCols[:], {"q", "k", "c", "u"}, p.fieldNames, p.metricNames} {
+		for _, name := range list {
+			quote(name)
+		}
+	}
 	pr.unsupported = compiler.CheckEngine(p.art, d)
 	for i := range p.art.Datasets {
 		ds := &p.art.Datasets[i]
 		pr.source[ds.Name] = sourceSQL(d, ds.Source)
-		alias := d.QuoteIdent(ds.Name)
+		quote(ds.Name)
+		alias := pr.quoted[ds.Name]
 		for _, f := range ds.Fields {
 			s, err := expr.Render(f.Expr.Node, d, func(r expr.Ref) (string, error) {
 				if r.Qualifier != "" && r.Qualifier != ds.Name {

@@ -103,11 +103,14 @@ type Column struct {
 	Grain    string `json:"grain,omitempty"`
 }
 
-// Plan is planned SQL plus the columns it returns, in order.
+// Plan is planned SQL plus the columns it returns, in order. Explain
+// prints the logical plan the SQL was rendered from.
 type Plan struct {
 	SQL          string   `json:"sql"`
 	Columns      []Column `json:"columns"`
 	ModelVersion string   `json:"model_version"`
+
+	tree node // the logical plan; nil on a Plan not made by a Planner
 }
 
 // ParseQuery decodes a query body strictly (unknown keys, trailing data and
