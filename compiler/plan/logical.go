@@ -55,8 +55,8 @@ type rowFilter struct {
 // side, so left's rows never repeat; otherwise it fans out.
 type join struct {
 	origin
-	left  node
-	right node // a scan or rowFilter of dataset
+	left    node
+	right   node // a scan or rowFilter of dataset
 	dataset string
 	rel     *compiler.ArtifactRelationship
 	toOne   bool
