@@ -33,6 +33,10 @@ type Query struct {
 	// Timezone is an IANA zone name; "" means UTC. Time buckets and relative
 	// date ranges are computed in it.
 	Timezone string `json:"timezone,omitempty"`
+	// Explain asks the plan endpoint (POST /v1/models/{model}/sql) for the
+	// logical plan too (Plan.Explain). Planning does not read it; the query
+	// endpoint refuses it.
+	Explain bool `json:"explain,omitempty"`
 }
 
 // Dimension is a group-by member: `dataset.field`, optionally truncated to
