@@ -43,6 +43,9 @@ type prepared struct {
 	// aliases, "dataset.field" and metric result columns, and the
 	// generated column and alias names.
 	quoted map[string]string
+	// colRefs holds `"alias"."column"` for the common group aliases and
+	// measure columns, and coalesced the same wrapped in COALESCE(…, 0).
+	colRefs, coalesced map[[2]string]string
 	// unsupported lists the model's calls this dialect cannot compute
 	// (OSS3008); a model with any is not planned for this engine.
 	unsupported compiler.Problems
@@ -67,6 +70,14 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 	for _, list := range [][]string{groupAliases[:], measureCols[:], dimCols[:], keyCols[:], {"q", "k", "c", "u"}, p.fieldNames, p.metricNames} {
 		for _, name := range list {
 			quote(name)
+		}
+	}
+	pr.colRefs, pr.coalesced = map[[2]string]string{}, map[[2]string]string{}
+	for _, alias := range append(groupAliases[:], "c") {
+		for _, col := range measureCols {
+			ref := pr.quoted[alias] + "." + pr.quoted[col]
+			pr.colRefs[[2]string{alias, col}] = ref
+			pr.coalesced[[2]string{alias, col}] = "COALESCE(" + ref + ", 0)"
 		}
 	}
 	pr.unsupported = compiler.CheckEngine(p.art, d)

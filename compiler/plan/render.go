@@ -155,11 +155,17 @@ func (r *renderer) project(proj *project) bool {
 			if c.mode == combineStack {
 				src = "c"
 			}
-			col := r.identString(src) + "." + r.identString(mr.col)
+			// COUNT-family measures are 0, not NULL, where a group has no row.
 			if mr.countLike {
-				return "COALESCE(" + col + ", 0)", nil
+				if ref, ok := r.pr.coalesced[[2]string{src, mr.col}]; ok {
+					return ref, nil
+				}
+				return "COALESCE(" + r.identString(src) + "." + r.identString(mr.col) + ", 0)", nil
 			}
-			return col, nil
+			if ref, ok := r.pr.colRefs[[2]string{src, mr.col}]; ok {
+				return ref, nil
+			}
+			return r.identString(src) + "." + r.identString(mr.col), nil
 		})
 		if err != nil {
 			r.fail(compiler.CodeUnknownReference, "metrics."+m.name, err.Error())
@@ -399,7 +405,7 @@ func (r *renderer) where(f *filter) bool {
 		r.dimSQLTo(&x, df.dm)
 		pred, err := predicate(r.d, x.String(), df.op, df.val, kindOf(df.dm), r.b.now, r.b.loc)
 		if err != nil {
-			r.fail(compiler.CodeBadFilter, df.path, err.Error())
+			r.fail(compiler.CodeBadFilter, df.path(), err.Error())
 			return false
 		}
 		w.WriteString(pred)

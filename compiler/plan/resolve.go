@@ -55,11 +55,14 @@ type selMetric struct {
 
 // dimFilter is a filter on a dimension, applied before aggregation.
 type dimFilter struct {
-	dm   *dim
-	op   string
-	val  []any
-	path string // filters[i]
+	dm    *dim
+	op    string
+	val   []any
+	index int // in the query's filters
 }
+
+// path is where the filter is in the query: filters[i].
+func (f dimFilter) path() string { return at("filters", f.index) }
 
 // metricFilter is a filter on a metric's value, applied after combining.
 type metricFilter struct {
@@ -119,7 +122,7 @@ func (p *Planner) resolve(q *Query, pr *prepared, pol *policy) (*bound, compiler
 	s.dimensions(q)
 	b.metrics = make([]*selMetric, 0, len(q.Metrics))
 	for i, name := range q.Metrics {
-		s.addMetric(at("metrics", i), name, true)
+		s.addMetric(where{"metrics", i, ""}, name, true)
 	}
 	s.filters(q)
 	s.orderBy(q)
@@ -133,7 +136,7 @@ func (s *resolver) dimensions(q *Query) {
 	b := s.b
 	b.dims = make([]*dim, 0, len(q.Dimensions))
 	for i, dd := range q.Dimensions {
-		dm := s.resolveDim(at("dimensions", i), dd)
+		dm := s.resolveDim(where{"dimensions", i, ""}, dd)
 		if dm == nil {
 			continue
 		}
@@ -167,10 +170,10 @@ func (b *bound) metric(name string) *selMetric {
 
 // addMetric adds a metric once; a metric named by a filter or order_by
 // only is computed but not returned.
-func (s *resolver) addMetric(path, name string, visible bool) *selMetric {
+func (s *resolver) addMetric(path where, name string, visible bool) *selMetric {
 	if m := s.b.metric(name); m != nil {
 		if visible && m.visible {
-			s.fail(compiler.CodeBadQuery, path, fmt.Sprintf("metric %s is listed twice", name))
+			s.fail(compiler.CodeBadQuery, path.String(), fmt.Sprintf("metric %s is listed twice", name))
 		}
 		m.visible = m.visible || visible
 		return m
@@ -187,46 +190,46 @@ func (s *resolver) addMetric(path, name string, visible bool) *selMetric {
 func (s *resolver) filters(q *Query) {
 	b := s.b
 	for i, f := range q.Filters {
-		path := at("filters", i)
+		path := where{"filters", i, ""}
 		op := normOp(f.Op)
 		if op == "" {
-			s.fail(compiler.CodeBadFilter, path+".op", fmt.Sprintf("unknown op %q; use one of =, !=, in, not_in, gt, gte, lt, lte, between, contains, starts_with, is_null, is_not_null, in_date_range", f.Op))
+			s.fail(compiler.CodeBadFilter, path.String()+".op", fmt.Sprintf("unknown op %q; use one of =, !=, in, not_in, gt, gte, lt, lte, between, contains, starts_with, is_null, is_not_null, in_date_range", f.Op))
 			continue
 		}
 		switch {
 		case f.Field != "" && f.Metric != "":
-			s.fail(compiler.CodeBadFilter, path, "a filter names either a field or a metric, not both")
+			s.fail(compiler.CodeBadFilter, path.String(), "a filter names either a field or a metric, not both")
 		case f.Metric != "":
-			if s.addMetric(path+".metric", f.Metric, false) == nil {
+			if s.addMetric(path.sub(".metric"), f.Metric, false) == nil {
 				continue
 			}
 			if op == "in_date_range" {
-				s.fail(compiler.CodeBadFilter, path+".op", "in_date_range applies to time dimensions, not metrics")
+				s.fail(compiler.CodeBadFilter, path.String()+".op", "in_date_range applies to time dimensions, not metrics")
 				continue
 			}
 			// Checked here, not only when rendered, so every bad filter is
 			// reported at once and none reaches the engine.
 			if _, err := predicate(b.d, "x", op, f.values(), kindNumber, b.now, b.loc); err != nil {
-				s.fail(compiler.CodeBadFilter, path, err.Error())
+				s.fail(compiler.CodeBadFilter, path.String(), err.Error())
 				continue
 			}
 			b.having = append(b.having, metricFilter{metric: f.Metric, op: op, val: f.values()})
 		case f.Field != "":
-			dm := s.resolveDim(path+".field", Dimension{Field: f.Field, Grain: f.Grain})
+			dm := s.resolveDim(path.sub(".field"), Dimension{Field: f.Field, Grain: f.Grain})
 			if dm == nil {
 				continue
 			}
 			if op == "in_date_range" && !dm.f.IsTime {
-				s.fail(compiler.CodeBadFilter, path+".op", fmt.Sprintf("in_date_range needs a time dimension; %s is not one", dm.name))
+				s.fail(compiler.CodeBadFilter, path.String()+".op", fmt.Sprintf("in_date_range needs a time dimension; %s is not one", dm.name))
 				continue
 			}
 			if _, err := predicate(b.d, "x", op, f.values(), kindOf(dm), b.now, b.loc); err != nil {
-				s.fail(compiler.CodeBadFilter, path, err.Error())
+				s.fail(compiler.CodeBadFilter, path.String(), err.Error())
 				continue
 			}
-			b.filters = append(b.filters, dimFilter{dm: dm, op: op, val: f.values(), path: path})
+			b.filters = append(b.filters, dimFilter{dm: dm, op: op, val: f.values(), index: i})
 		default:
-			s.fail(compiler.CodeBadFilter, path, "a filter needs a field or a metric")
+			s.fail(compiler.CodeBadFilter, path.String(), "a filter needs a field or a metric")
 		}
 	}
 }
@@ -239,15 +242,15 @@ func (s *resolver) orderBy(q *Query) {
 	b := s.b
 	b.order = make([]orderKey, 0, len(q.OrderBy)+len(b.dims))
 	for i, o := range q.OrderBy {
-		path := at("order_by", i)
+		path := where{"order_by", i, ""}
 		dir := strings.ToLower(o.Dir)
 		if dir != "" && dir != "asc" && dir != "desc" {
-			s.fail(compiler.CodeBadOrderBy, path+".dir", fmt.Sprintf("dir %q: use asc or desc", o.Dir))
+			s.fail(compiler.CodeBadOrderBy, path.String()+".dir", fmt.Sprintf("dir %q: use asc or desc", o.Dir))
 			continue
 		}
 		col := ""
 		if _, ok := b.pr.metrics[o.Key]; ok && b.pol.metric(o.Key) {
-			if s.addMetric(path+".key", o.Key, false) != nil {
+			if s.addMetric(path.sub(".key"), o.Key, false) != nil {
 				col = o.Key
 			}
 		} else {
@@ -262,7 +265,7 @@ func (s *resolver) orderBy(q *Query) {
 				if dm := compiler.DidYouMean(o.Key, cands); dm != "" {
 					msg += fmt.Sprintf("; did you mean %q?", dm)
 				}
-				s.fail(compiler.CodeBadOrderBy, path+".key", msg)
+				s.fail(compiler.CodeBadOrderBy, path.String()+".key", msg)
 				continue
 			}
 		}
@@ -287,19 +290,19 @@ func (b *bound) ordered(col string) bool {
 	return false
 }
 
-func (s *resolver) resolveMetric(path, name string) *metricPlan {
+func (s *resolver) resolveMetric(path where, name string) *metricPlan {
 	mp, ok := s.b.pr.metrics[name]
 	if !ok || !s.b.pol.metric(name) {
 		msg := fmt.Sprintf("unknown metric %q", name)
 		if dm := compiler.DidYouMean(name, s.metricNames()); dm != "" {
 			msg += fmt.Sprintf("; did you mean %q?", dm)
 		}
-		s.fail(compiler.CodeUnknownMetric, path, msg)
+		s.fail(compiler.CodeUnknownMetric, path.String(), msg)
 		return nil
 	}
 	if mp.problem != nil {
 		pr := *mp.problem
-		pr.Path = path
+		pr.Path = path.String()
 		s.probs = append(s.probs, pr)
 		return nil
 	}
@@ -308,7 +311,7 @@ func (s *resolver) resolveMetric(path, name string) *metricPlan {
 
 // resolveDim parses `dataset.field`, `dataset.field.grain` or a Dimension
 // object into a dim.
-func (s *resolver) resolveDim(path string, dd Dimension) *dim {
+func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 	pr, pol := s.b.pr, s.b.pol
 	name, grain := unquoteMember(dd.Field), dd.Grain
 	if _, ok := pr.fieldSQL[name]; !ok && grain == "" {
@@ -330,7 +333,7 @@ func (s *resolver) resolveDim(path string, dd Dimension) *dim {
 		if dm := compiler.DidYouMean(name, s.fieldNames()); dm != "" {
 			msg += fmt.Sprintf("; did you mean %q?", dm)
 		}
-		s.fail(compiler.CodeUnknownMember, path, msg)
+		s.fail(compiler.CodeUnknownMember, path.String(), msg)
 		return nil
 	}
 	out := &dim{ds: name[:i], field: f.Name, f: f, name: name}
@@ -341,11 +344,11 @@ func (s *resolver) resolveDim(path string, dd Dimension) *dim {
 	if grain != "" {
 		g := strings.ToLower(grain)
 		if !isGrain(g) {
-			s.fail(compiler.CodeBadGrain, path+".grain", fmt.Sprintf("unknown time grain %q; use one of hour, day, week, month, quarter, year", grain))
+			s.fail(compiler.CodeBadGrain, path.String()+".grain", fmt.Sprintf("unknown time grain %q; use one of hour, day, week, month, quarter, year", grain))
 			return nil
 		}
 		if !out.f.IsTime {
-			s.fail(compiler.CodeBadGrain, path+".grain", fmt.Sprintf("%s is not a time dimension; a grain applies to time dimensions only", name))
+			s.fail(compiler.CodeBadGrain, path.String()+".grain", fmt.Sprintf("%s is not a time dimension; a grain applies to time dimensions only", name))
 			return nil
 		}
 		out.grain = dialect.Grain(g)
@@ -354,16 +357,16 @@ func (s *resolver) resolveDim(path string, dd Dimension) *dim {
 		case "", "monday":
 		case "sunday":
 			if out.grain != dialect.Week {
-				s.fail(compiler.CodeBadGrain, path+".week_start", "week_start applies to the week grain only")
+				s.fail(compiler.CodeBadGrain, path.String()+".week_start", "week_start applies to the week grain only")
 				return nil
 			}
 			out.weekStart = "sunday"
 		default:
-			s.fail(compiler.CodeBadGrain, path+".week_start", fmt.Sprintf("week_start %q: use monday (ISO, default) or sunday", dd.WeekStart))
+			s.fail(compiler.CodeBadGrain, path.String()+".week_start", fmt.Sprintf("week_start %q: use monday (ISO, default) or sunday", dd.WeekStart))
 			return nil
 		}
 	} else if dd.WeekStart != "" {
-		s.fail(compiler.CodeBadGrain, path+".week_start", "week_start needs grain week")
+		s.fail(compiler.CodeBadGrain, path.String()+".week_start", "week_start needs grain week")
 		return nil
 	}
 	return out
@@ -468,6 +471,17 @@ func names(dims []*dim) []string {
 	}
 	return out
 }
+
+// where is the path of a query member, spelled only when a problem is
+// reported: list[i] followed by suffix.
+type where struct {
+	list   string
+	i      int
+	suffix string
+}
+
+func (w where) String() string          { return at(w.list, w.i) + w.suffix }
+func (w where) sub(suffix string) where { return where{w.list, w.i, w.suffix + suffix} }
 
 // at renders a list element path such as `filters[2]`.
 func at(list string, i int) string { return list + "[" + strconv.Itoa(i) + "]" }

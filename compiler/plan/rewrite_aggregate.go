@@ -34,20 +34,16 @@ type group struct {
 // is OSS4010 at its path.
 func (bl *builder) aggregatePerHome() {
 	b := bl.b
-	byHome := make(map[string]*group, 2)
 	n := 0
-	seen := make(map[string]bool, 8)
 	for _, m := range b.metrics {
 		for _, ms := range m.mp.measures {
-			if seen[ms.key] {
-				continue
-			}
-			seen[ms.key] = true
-			g := byHome[ms.home]
+			g := bl.group(ms.home)
 			if g == nil {
-				g = &group{agg: &aggregate{origin: origin{rwAggregate}, home: ms.home, alias: groupAlias(len(bl.groups)), dims: b.dims}}
-				byHome[ms.home] = g
+				g = &group{agg: &aggregate{origin: origin{rwAggregate}, home: ms.home, alias: groupAlias(len(bl.groups)), dims: b.dims,
+					measures: make([]*measure, 0, 4), cols: make([]string, 0, 4)}}
 				bl.groups = append(bl.groups, g)
+			} else if hasMeasure(g.agg.measures, ms.key) {
+				continue // identical aggregates share a column
 			}
 			g.agg.measures = append(g.agg.measures, ms)
 			g.agg.cols = append(g.agg.cols, measureCol(n))
@@ -78,6 +74,25 @@ func (bl *builder) aggregatePerHome() {
 	}
 }
 
+func hasMeasure(ms []*measure, key string) bool {
+	for _, m := range ms {
+		if m.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// group returns the group at home, or nil.
+func (bl *builder) group(home string) *group {
+	for _, g := range bl.groups {
+		if g.agg.home == home {
+			return g
+		}
+	}
+	return nil
+}
+
 // reach marks the datasets g's dimensions, filters and measures read, and
 // the one-to-many hops on the way to the first two. False when a member is
 // unreachable (reported).
@@ -90,7 +105,7 @@ func (bl *builder) reach(g *group) bool {
 		if _, reached := g.hops[ds]; !reached {
 			path := at("dimensions", i)
 			if by.filter {
-				path = bl.b.filters[i].path
+				path = bl.b.filters[i].path()
 			}
 			bl.fail(compiler.CodeUnreachable, path, fmt.Sprintf("%s cannot be joined to dataset %s: no relationship path connects them", ds, home))
 			ok = false
