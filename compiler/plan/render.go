@@ -101,7 +101,7 @@ func (r *renderer) statement(proj *project, where *filter, order *sortNode, lim 
 			}
 			pred, err := predicate(r.d, `"q".`+r.d.QuoteIdent(f.metric), f.op, f.val, kindNumber, r.b.now, r.b.loc)
 			if err != nil {
-				r.fail(compiler.CodeBadFilter, "filters", err.Error())
+				r.fail(compiler.CodeBadFilter, at("filters", f.index), err.Error())
 				return
 			}
 			w.WriteString(pred)

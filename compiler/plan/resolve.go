@@ -69,6 +69,7 @@ type metricFilter struct {
 	metric string
 	op     string
 	val    []any
+	index  int // in the query's filters
 }
 
 // orderKey sorts by a result column (a dimension or metric name).
@@ -213,7 +214,7 @@ func (s *resolver) filters(q *Query) {
 				s.fail(compiler.CodeBadFilter, path.String(), err.Error())
 				continue
 			}
-			b.having = append(b.having, metricFilter{metric: f.Metric, op: op, val: f.values()})
+			b.having = append(b.having, metricFilter{metric: f.Metric, op: op, val: f.values(), index: i})
 		case f.Field != "":
 			dm := s.resolveDim(path.sub(".field"), Dimension{Field: f.Field, Grain: f.Grain})
 			if dm == nil {
