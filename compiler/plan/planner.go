@@ -32,6 +32,14 @@ type Planner struct {
 
 	fieldNames  []string // "dataset.field", for did-you-mean
 	metricNames []string
+	// fields finds a field by "dataset.field" without scanning the
+	// artifact (models run to thousands of datasets).
+	fields map[string]datasetField
+}
+
+type datasetField struct {
+	dataset string
+	f       *compiler.ArtifactField
 }
 
 // New prepares a planner for a compiled artifact.
@@ -39,10 +47,15 @@ func New(a *compiler.Artifact) (*Planner, error) {
 	if a == nil {
 		return nil, fmt.Errorf("plan.New: nil artifact")
 	}
-	p := &Planner{art: a, graph: newGraph(a), cache: map[string]*prepared{}}
-	for _, ds := range a.Datasets {
-		for _, f := range ds.Fields {
-			p.fieldNames = append(p.fieldNames, fieldKey(ds.Name, f.Name))
+	p := &Planner{art: a, graph: newGraph(a), cache: map[string]*prepared{}, fields: map[string]datasetField{}}
+	for i := range a.Datasets {
+		ds := &a.Datasets[i]
+		for j := range ds.Fields {
+			key := fieldKey(ds.Name, ds.Fields[j].Name)
+			p.fieldNames = append(p.fieldNames, key)
+			if _, dup := p.fields[key]; !dup {
+				p.fields[key] = datasetField{ds.Name, &ds.Fields[j]}
+			}
 		}
 	}
 	for _, m := range a.Metrics {
@@ -84,7 +97,7 @@ func (p *Planner) plan(q *Query, d dialect.Dialect, pol *policy) (*Plan, compile
 	if len(probs) > 0 {
 		return nil, probs
 	}
-	return &Plan{SQL: sql, Columns: b.columns(p.art), ModelVersion: p.art.Version, tree: root}, nil
+	return &Plan{SQL: sql, Columns: b.columns(), ModelVersion: p.art.Version, tree: root}, nil
 }
 
 // tree returns the join tree rooted at home, computed once per dataset.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/expr"
@@ -30,6 +31,7 @@ type metricPlan struct {
 	combiner expr.Node
 	measures []*measure
 	problem  *compiler.Problem
+	datatype ossie.Datatype // the metric's declared or inferred result type
 }
 
 // prepared caches everything about an artifact that depends only on the
@@ -101,7 +103,9 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 	}
 	for i := range p.art.Metrics {
 		m := &p.art.Metrics[i]
-		pr.metrics[m.Name] = p.decompose(pr, m, map[string]bool{})
+		mp := p.decompose(pr, m, map[string]bool{})
+		mp.datatype = m.Datatype
+		pr.metrics[m.Name] = mp
 	}
 	return pr
 }

@@ -325,7 +325,9 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 	i := strings.IndexByte(name, '.')
 	var f *compiler.ArtifactField
 	if i > 0 {
-		if ds := s.p.art.Dataset(name[:i]); ds != nil {
+		if df, ok := s.p.fields[name]; ok && df.dataset == name[:i] {
+			f = df.f
+		} else if ds := s.p.art.Dataset(name[:i]); ds != nil {
 			f = ds.Field(name[i+1:])
 		}
 	}
@@ -391,7 +393,7 @@ func (s *resolver) fieldNames() []string {
 
 // columns describes the result columns: selected dimensions, then visible
 // metrics, in request order.
-func (b *bound) columns(a *compiler.Artifact) []Column {
+func (b *bound) columns() []Column {
 	n := len(b.dims)
 	for _, m := range b.metrics {
 		if m.visible {
@@ -411,7 +413,7 @@ func (b *bound) columns(a *compiler.Artifact) []Column {
 	}
 	for _, m := range b.metrics {
 		if m.visible {
-			cols = append(cols, Column{Name: m.name, Kind: "metric", Datatype: string(a.Metric(m.name).Datatype)})
+			cols = append(cols, Column{Name: m.name, Kind: "metric", Datatype: string(m.mp.datatype)})
 		}
 	}
 	return cols
