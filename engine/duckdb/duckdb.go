@@ -57,57 +57,61 @@ func (e *Engine) DB() *sql.DB { return e.db }
 // in this process keep it open).
 func (e *Engine) Close() error { return e.db.Close() }
 
-// Query runs sql and returns at most maxRows rows (maxRows <= 0: all).
-// It reads one row beyond the cap to set Truncated, then stops reading.
-// Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
-// Values are converted as described in package documentation of
-// engine.Result (see convert.go for the per-type rules).
+// Query runs sql and returns at most maxRows rows (maxRows <= 0: all),
+// reading one row beyond the cap to set Truncated (engine.Collect).
 func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.Result, error) {
+	return engine.Collect(ctx, e, query, maxRows)
+}
+
+// Stream runs query and hands each row to row as DuckDB produces it; the
+// row slice is reused. Values are converted as convert.go describes.
+// Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
+func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
 	rows, err := e.db.QueryContext(ctx, query)
 	if err != nil {
-		return nil, classify(ctx, err)
+		return classify(ctx, err)
 	}
 	defer rows.Close()
 
 	types, err := rows.ColumnTypes()
 	if err != nil {
-		return nil, classify(ctx, err)
+		return classify(ctx, err)
 	}
-	res := &engine.Result{Columns: make([]engine.Column, len(types)), Rows: [][]any{}}
+	columns := make([]engine.Column, len(types))
 	convs := make([]converter, len(types))
 	for i, t := range types {
-		res.Columns[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
+		columns[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
 		convs[i] = converterFor(t.DatabaseTypeName())
 	}
-
+	if err := cols(columns); err != nil {
+		return engine.Stopped(err)
+	}
 	scan := make([]any, len(types))
 	ptrs := make([]any, len(types))
 	for i := range scan {
 		ptrs[i] = &scan[i]
 	}
+	out := make([]any, len(types))
 	for rows.Next() {
-		if maxRows > 0 && len(res.Rows) == maxRows {
-			res.Truncated = true
-			break
-		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, classify(ctx, err)
+			return classify(ctx, err)
 		}
-		row := make([]any, len(scan))
 		for i, v := range scan {
-			row[i] = convs[i](v)
+			out[i] = convs[i](v)
 		}
-		res.Rows = append(res.Rows, row)
+		if err := row(out); err != nil {
+			return engine.Stopped(err)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, classify(ctx, err)
+		return classify(ctx, err)
 	}
 	// database/sql reports a context cancelled mid-iteration as a normal end
 	// of rows on some paths; a cut result must never look complete.
-	if err := ctx.Err(); err != nil && !res.Truncated {
-		return nil, classify(ctx, err)
+	if err := ctx.Err(); err != nil {
+		return classify(ctx, err)
 	}
-	return res, nil
+	return nil
 }
 
 // Exec runs one statement that returns no rows.
