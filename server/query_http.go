@@ -61,6 +61,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 		sink, out = j, func() *httpOut { return j.out }
 	}
 	_, err := s.stream(r.Context(), name, &req.Query, AnswerOptions{Total: req.Total}, sink)
+	defer func() { out().release() }()
 	if err == nil {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Media types of query answers (Accept header; JSON is the default).
@@ -60,9 +61,14 @@ type httpOut struct {
 	final   bool
 }
 
+// outBuffers recycles output buffers: a fresh 64 KiB per request would be
+// most of a small answer's garbage.
+var outBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, outBufferSize) }}
+
 func newHTTPOut(w http.ResponseWriter, mediaType string, h *answerHead) *httpOut {
 	o := &httpOut{w: w}
-	o.buf = bufio.NewWriterSize(o, outBufferSize)
+	o.buf = outBuffers.Get().(*bufio.Writer)
+	o.buf.Reset(o)
 	hd := w.Header()
 	hd.Set("Content-Type", mediaType)
 	hd.Set("X-Content-Type-Options", "nosniff")
@@ -114,5 +120,14 @@ func setTail(hd http.Header, t *answerTail) {
 	hd.Set(hdrRowCount, strconv.Itoa(t.RowCount))
 	if t.Total != nil {
 		hd.Set(hdrTotal, strconv.FormatInt(*t.Total, 10))
+	}
+}
+
+// release returns the buffer to the pool; o must not be used after.
+func (o *httpOut) release() {
+	if o != nil && o.buf != nil {
+		o.buf.Reset(nil)
+		outBuffers.Put(o.buf)
+		o.buf = nil
 	}
 }
