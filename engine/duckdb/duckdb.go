@@ -18,7 +18,8 @@ import (
 // Engine is an open DuckDB database. It implements engine.Engine and is
 // safe for concurrent use.
 type Engine struct {
-	db *sql.DB
+	db    *sql.DB
+	stmts *stmtCache
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -43,7 +44,7 @@ func Open(path string) (*Engine, error) {
 		_ = db.Close()
 		return nil, &engine.Error{Class: engine.ErrUnavailable, Message: "duckdb: cannot open database: " + driverMessage(err), Err: err}
 	}
-	return &Engine{db: db}, nil
+	return &Engine{db: db, stmts: newStmtCache()}, nil
 }
 
 // Dialect is dialect.DuckDB.
@@ -55,7 +56,10 @@ func (e *Engine) DB() *sql.DB { return e.db }
 
 // Close closes the pool and the database (other handles on the same file
 // in this process keep it open).
-func (e *Engine) Close() error { return e.db.Close() }
+func (e *Engine) Close() error {
+	e.stmts.close()
+	return e.db.Close()
+}
 
 // Query runs sql and returns at most maxRows rows (maxRows <= 0: all),
 // reading one row beyond the cap to set Truncated (engine.Collect).
@@ -65,9 +69,16 @@ func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.
 
 // Stream runs query and hands each row to row as DuckDB produces it; the
 // row slice is reused. Values are converted as convert.go describes.
+// Statements are prepared once per SQL text and reused (stmtcache.go).
 // Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
 func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
-	rows, err := e.db.QueryContext(ctx, query)
+	var rows *sql.Rows
+	var err error
+	if stmt, ok := e.stmts.prepared(ctx, e.db, query); ok {
+		rows, err = stmt.QueryContext(ctx)
+	} else {
+		rows, err = e.db.QueryContext(ctx, query)
+	}
 	if err != nil {
 		return classify(ctx, err)
 	}
