@@ -4,7 +4,8 @@
 // It loads the flights data into a DuckDB file, starts the server binary
 // on that file (read-only, so this process can open the same file) and,
 // for each question, runs interleaved: the hand-written SQL, the server's
-// planned SQL (from POST /sql) directly on DuckDB in this process, and the
+// planned SQL (from POST /sql) directly on DuckDB in this process (plain
+// database/sql calls, every value scanned), and the
 // server over HTTP (POST /query, body read to its end). Every mode must
 // return the same number of rows or the run fails. It then reports p50 and
 // p99 per mode, the ratio HTTP/hand-written, the server's peak RSS (VmHWM,
@@ -19,6 +20,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -34,7 +36,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 )
 
@@ -117,11 +118,11 @@ func run(data, bin, model, args, cacheArgs string, scale float64, clients int, d
 		srv.resetPeak()
 		rows := -1
 		for i := -2; i < n; i++ { // two warm-up rounds
-			t, r1, err := timed(func() (int, error) { res, err := eng.Query(ctx, q.hand, 0); return rowsOf(res, err) })
+			t, r1, err := timed(func() (int, error) { return plain(ctx, eng.DB(), q.hand) })
 			if err != nil {
 				return fmt.Errorf("%s: hand-written SQL: %w", q.name, err)
 			}
-			t2, r2, err := timed(func() (int, error) { res, err := eng.Query(ctx, sql, 0); return rowsOf(res, err) })
+			t2, r2, err := timed(func() (int, error) { return plain(ctx, eng.DB(), sql) })
 			if err != nil {
 				return fmt.Errorf("%s: planned SQL: %w", q.name, err)
 			}
@@ -267,7 +268,6 @@ func startServer(bin, model, db string, extra []string) (*server, error) {
 	ln.Close()
 	args := append([]string{"--models", model, "--duckdb", db, "--create-duckdb", "--addr", addr}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Stderr = io.Discard
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -355,11 +355,32 @@ func (s *server) peakRSS() int64 {
 	return 0
 }
 
-func rowsOf(res *engine.Result, err error) (int, error) {
+// plain runs sql through database/sql as a hand-written client would (no
+// prepared statement kept), scanning every value, and counts the rows:
+// the engine's own time.
+func plain(ctx context.Context, db *sql.DB, query string) (int, error) {
+	rows, err := db.QueryContext(ctx, query)
 	if err != nil {
 		return 0, err
 	}
-	return len(res.Rows), nil
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, rows.Err()
 }
 
 func timed(f func() (int, error)) (time.Duration, int, error) {
