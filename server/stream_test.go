@@ -344,7 +344,7 @@ func TestTotal(t *testing.T) {
 type slowEngine struct{ *duckdb.Engine }
 
 func (e slowEngine) Stream(ctx context.Context, sql string, cols engine.ColumnsFunc, row engine.RowFunc) error {
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(time.Second)
 	return e.Engine.Stream(ctx, sql, cols, row)
 }
 
