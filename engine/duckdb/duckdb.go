@@ -68,7 +68,8 @@ func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.
 }
 
 // Stream runs query and hands each row to row as DuckDB produces it; the
-// row slice is reused. Values are converted as convert.go describes.
+// row slice is reused. Values are converted by engine.Converter
+// (convert.go for DuckDB's own types).
 // Statements are prepared once per SQL text and reused (stmtcache.go).
 // Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
 func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
@@ -89,7 +90,7 @@ func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFu
 		return classify(ctx, err)
 	}
 	columns := make([]engine.Column, len(types))
-	convs := make([]converter, len(types))
+	convs := make([]func(any) any, len(types))
 	for i, t := range types {
 		columns[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
 		convs[i] = converterFor(t.DatabaseTypeName())

@@ -70,7 +70,7 @@ func (e *Engine) Query(ctx context.Context, sql string, maxRows int) (*engine.Re
 // Stream runs one statement and hands each row to row as pgx reads it; the
 // row slice is reused. A callback that stops the stream cancels the
 // statement on the server. Cancelling ctx sends a cancel request; the
-// error then wraps ctx.Err(). Values are converted as convertValue
+// error then wraps ctx.Err(). Values are converted as converterFor
 // describes.
 func (e *Engine) Stream(ctx context.Context, sql string, cols engine.ColumnsFunc, row engine.RowFunc) error {
 	qctx, cancel := context.WithCancel(ctx)

@@ -59,7 +59,7 @@ func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.
 // arrives; the row slice is reused. A callback that stops the stream
 // cancels the query on the coordinator (DELETE of the query), so a capped
 // answer does not keep the cluster busy. Values are converted as
-// documented on convertValue.
+// documented on converterFor.
 func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
