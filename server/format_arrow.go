@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"strconv"
 	"net/http"
 	"time"
 
@@ -119,6 +120,12 @@ func arrowType(t ossie.Datatype) (arrow.DataType, func(array.Builder, any) error
 				b.(*array.Float64Builder).Append(x)
 			case int64:
 				b.(*array.Float64Builder).Append(float64(x))
+			case string: // an exact decimal beyond int64, as text
+				f, err := strconv.ParseFloat(x, 64)
+				if err != nil {
+					return fmt.Errorf("value %q is not a number", x)
+				}
+				b.(*array.Float64Builder).Append(f)
 			default:
 				return fmt.Errorf("value %v is not a number", v)
 			}
