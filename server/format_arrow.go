@@ -2,8 +2,8 @@ package server
 
 import (
 	"fmt"
-	"strconv"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
