@@ -148,3 +148,5 @@ func answerLines(rows [][]any) []string {
 	}
 	return out
 }
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
