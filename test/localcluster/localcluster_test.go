@@ -92,6 +92,26 @@ func TestClusterDemo(t *testing.T) {
 		t.Errorf("answer %q, want %q", got, want)
 	}
 
+	// A misspelt key: server-side apply refuses it in one line naming the
+	// key (README's advice); client-side apply's refusal is logged for size.
+	sm, err := os.ReadFile(filepath.Join(kubetest.Root(), "examples", "flights", "semanticmodel.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	badFile := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(badFile, []byte(strings.Replace(string(sm), "\nspec:\n", "\nspec:\n  colour: red\n", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Kubectl(ctx, "-n", c.Namespace, "apply", "--server-side", "-f", badFile)
+	if err == nil || !strings.Contains(err.Error(), ".spec.colour: field not declared in schema") || len(err.Error()) > 600 {
+		t.Errorf("server-side apply of an unknown key: %v", err)
+	}
+	if _, err := c.Kubectl(ctx, "-n", c.Namespace, "apply", "-f", badFile); err == nil {
+		t.Errorf("client-side apply accepted an unknown key")
+	} else {
+		t.Logf("client-side apply's refusal of one unknown key: %d bytes", len(err.Error()))
+	}
+
 	next := c.Next()
 	out := sh(t, c, next.Get)
 	if !strings.Contains(out, localcluster.ModelName) || !strings.Contains(out, "True") {
