@@ -29,10 +29,12 @@ demo: ## answer questions on the flights data (full 3 M rows when available)
 	@data=$$(scripts/fetch-flights.sh) && $(GO) run ./examples/flights/demo --data "$$data"
 
 # Builds what is missing (bin/k8s once, bin/operator, bin/server), then runs
-# until Ctrl-C; a second run reuses the builds. test/localcluster is the code,
+# until Ctrl-C; a second run reuses the builds. A built binary rather than
+# `go run`, which turns the Ctrl-C into exit status 1. test/localcluster is the code,
 # and its test runs it end to end in `make test`.
 cluster-demo: ## the operator + server on a local kube-apiserver with PostgreSQL and the flights data, until Ctrl-C
-	@data=$$(scripts/fetch-flights.sh) && $(GO) run ./examples/flights/cluster --data "$$data"
+	@$(GO) build -o $(BIN)/cluster-demo ./examples/flights/cluster
+	@data=$$(scripts/fetch-flights.sh) && exec $(BIN)/cluster-demo --data "$$data"
 
 kube-tools: ## build kube-apiserver, etcd, kubectl for the control-plane tests into bin/k8s/ (slow the first time)
 	@BIN=$(BIN) scripts/kube-tools.sh >/dev/null

@@ -348,8 +348,10 @@ func (c *Cluster) start(name string, args []string) (*process, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = c.opts.Root
 	cmd.Stdout, cmd.Stderr = f, f
-	// A demo killed without its cleanup takes its children with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	// A process group of its own: Ctrl-C in the terminal reaches the demo
+	// only, which then stops the children in order. A demo killed without
+	// its cleanup still takes them with it (parent-death signal).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		return nil, err

@@ -244,6 +244,9 @@ func (s *Server) StartServer() error {
 	// server to shut down (SIGINT = fast shutdown) instead of leaving an
 	// orphan holding the port.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGINT
+	// Ctrl-C in a terminal (make cluster-demo) reaches the program, which
+	// stops the server itself, not the server directly.
+	cmd.SysProcAttr.Setpgid = true
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return fmt.Errorf("pgtest: start postgres: %w", err)
