@@ -40,7 +40,7 @@ kube-tools: ## build kube-apiserver, etcd, kubectl for the control-plane tests i
 	@BIN=$(BIN) scripts/kube-tools.sh >/dev/null
 
 # The control-plane suites need a real kube-apiserver and etcd: they are built
-# from their Go modules once (about 12 minutes cold) and reused. PostgreSQL is
+# from their Go modules once (10-40 minutes cold on 2 cores, by load; README) and reused. PostgreSQL is
 # part of the machine, so its suites must run, never skip.
 test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
