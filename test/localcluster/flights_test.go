@@ -38,11 +38,11 @@ func TestLoadFlights(t *testing.T) {
 		sum       float64
 		firstDate string
 	}
-	if err := duck.QueryRow(`SELECT COUNT(*), SUM(distance) + SUM(delay), strftime(MIN(date), '%Y-%m-%d %H:%M:%S') FROM read_parquet('` + filepath.Join(data, "flights-sample.parquet") + `')`).
+	if err := duck.QueryRow(`SELECT COUNT(*), SUM(distance) + SUM(delay), strftime(MIN(date), '%Y-%m-%d %H:%M:%S') FROM read_parquet('`+filepath.Join(data, "flights-sample.parquet")+`')`).
 		Scan(&want[0].n, &want[0].sum, &want[0].firstDate); err != nil {
 		t.Fatal(err)
 	}
-	if err := duck.QueryRow(`SELECT COUNT(*), SUM(latitude + longitude), MIN(iata) FROM read_csv('` + filepath.Join(data, "airports.csv") + `')`).
+	if err := duck.QueryRow(`SELECT COUNT(*), SUM(latitude + longitude), MIN(iata) FROM read_csv('`+filepath.Join(data, "airports.csv")+`')`).
 		Scan(&want[1].n, &want[1].sum, &want[1].firstDate); err != nil {
 		t.Fatal(err)
 	}
