@@ -43,12 +43,15 @@ type ResultColumn struct {
 	Grain      string `json:"grain,omitempty"`
 }
 
-// PlanResponse is the answer of POST /v1/models/{model}/sql.
+// PlanResponse is the answer of POST /v1/models/{model}/sql. Explain is
+// the logical plan as an indented tree (plan.Plan.Explain), present when
+// the query asked for it with "explain": true.
 type PlanResponse struct {
 	Model        string         `json:"model"`
 	ModelVersion string         `json:"model_version"`
 	SQL          string         `json:"sql"`
 	Columns      []ResultColumn `json:"columns"`
+	Explain      string         `json:"explain,omitempty"`
 }
 
 // Plan plans q against model for the server's engine dialect (DuckDB when

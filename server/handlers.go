@@ -36,6 +36,11 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, perr)
 		return
 	}
+	if q.Explain {
+		writeProblem(w, r, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "explain",
+			Message: "explain applies to POST /v1/models/{model}/sql, which plans without running"}}))
+		return
+	}
 	resp, err := s.Answer(r.Context(), name, q)
 	if err != nil {
 		s.fail(w, r, err)
@@ -60,7 +65,8 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The SQL of a governed caller spells out its row filters, physical
-	// sources and the expressions behind masked fields.
+	// sources and the expressions behind masked fields; its plan (explain)
+	// names the row filters and masks too.
 	if v, _ := m.visibleTo(r.Context()); v.Governed {
 		writeProblem(w, r, &Error{Status: http.StatusForbidden, Code: compiler.CodeSQLGoverned, Title: "SQL preview not available",
 			Detail: "the planned SQL would show governance rules; use /query for answers, or ossiectl sql to preview the SQL without a role"})
@@ -71,7 +77,11 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: p.SQL, Columns: planColumns(p.Columns)})
+	resp := PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: p.SQL, Columns: planColumns(p.Columns)}
+	if q.Explain {
+		resp.Explain = p.Explain()
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // readQuery checks the model first (an unknown model is 404 whatever the
