@@ -271,6 +271,8 @@ func (s *Server) writeConfig(heapMB int) error {
 			"query.max-memory=" + queryMem,
 			"query.max-memory-per-node=" + queryMem,
 			"task.concurrency=2",
+			// Test loads send rows as one JSON literal of up to a few MB.
+			"query.max-length=20000000",
 			"task.max-worker-threads=4",
 			"access-control.config-files=" + filepath.Join(s.dir, "etc", "access-control.properties"),
 		}, "\n") + "\n",
