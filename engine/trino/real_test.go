@@ -305,3 +305,20 @@ func TestRealGovernedViews(t *testing.T) {
 		t.Fatalf("second DropView: %v", err)
 	}
 }
+
+// TestRealServerIsLoopbackSingleNode checks the harness's promises: the
+// installed version, one node, announced on the loopback URL it serves
+// (never the machine's other addresses).
+func TestRealServerIsLoopbackSingleNode(t *testing.T) {
+	srv := trinoserver.Shared(t)
+	var version, uri string
+	var n int
+	err := srv.DB.QueryRowContext(context.Background(),
+		"SELECT max(node_version), max(http_uri), count(*) FROM system.runtime.nodes").Scan(&version, &uri, &n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if version != trinoserver.Version || n != 1 || uri != srv.URL() {
+		t.Fatalf("nodes: version %q, uri %q, count %d; want %s, %s, 1", version, uri, n, trinoserver.Version, srv.URL())
+	}
+}

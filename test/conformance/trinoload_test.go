@@ -33,7 +33,7 @@ func trinoType(duckType string) (string, bool) {
 // session schema. The shared cases' tables.sql is written for DuckDB and
 // PostgreSQL (PRIMARY KEY, text into TIMESTAMPTZ), which Trino's CREATE
 // TABLE and INSERT do not take; the rows are the same.
-func copyTablesToTrino(t *testing.T, duck *duckdb.Engine, schema string, tg target) {
+func copyTablesToTrino(t testing.TB, duck *duckdb.Engine, schema string, tg target) {
 	t.Helper()
 	res, err := duck.Query(context.Background(), "SELECT table_name FROM information_schema.tables WHERE table_schema = "+
 		dialect.DuckDB.QuoteString(schema)+" AND table_type = 'BASE TABLE' ORDER BY 1", 0)
@@ -54,7 +54,7 @@ const trinoBatch = 5000
 
 // copyToTrino creates table in tg's session schema with the columns of
 // DuckDB's schema.table and inserts its rows.
-func copyToTrino(t *testing.T, duck *duckdb.Engine, tg target, schema, table string) {
+func copyToTrino(t testing.TB, duck *duckdb.Engine, tg target, schema, table string) {
 	t.Helper()
 	ctx := context.Background()
 	cols, err := duck.Describe(ctx, []string{schema, table})
