@@ -23,18 +23,30 @@ import (
 	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
-// castFilter rewrites DuckDB's `COUNT(*) FILTER (WHERE c)::DOUBLE` in the
-// hand-written flights SQL into Trino's CAST spelling; the rest of those
-// queries is SQL both engines read.
-var castFilter = regexp.MustCompile(`COUNT\(\*\) FILTER \(WHERE ([^)]*)\)::DOUBLE`)
+// The hand-written flights SQL is DuckDB's; two rewrites make most of it
+// Trino's: `COUNT(*) FILTER (WHERE c)::DOUBLE` becomes a CAST, and a
+// GROUP BY of the first column's alias its position (Trino groups by
+// columns, not output aliases). Questions Trino still refuses (HAVING on
+// an alias) are left out of the comparison and counted in the log.
+var (
+	castFilter   = regexp.MustCompile(`COUNT\(\*\) FILTER \(WHERE ([^)]*)\)::DOUBLE`)
+	groupByAlias = regexp.MustCompile(`GROUP BY [a-z] ORDER BY`)
+)
+
+func trinoHand(hand string) string {
+	hand = castFilter.ReplaceAllString(hand, "CAST(COUNT(*) FILTER (WHERE $1) AS DOUBLE)")
+	return groupByAlias.ReplaceAllString(hand, "GROUP BY 1 ORDER BY")
+}
 
 // BenchmarkTrinoServerVsClient answers every flights question on the
 // sample loaded into the real Trino two ways: through the semantic server
 // over HTTP (POST /v1/models/flights/query on an httptest server: decode,
 // plan, run through engine/trino, encode JSON) and as the hand-written SQL
 // through trino-go-client (database/sql, rows scanned). One op is all the
-// questions; the server/client metric is the ratio of the two, measured in
-// the same run. Run with: go test ./test/conformance -run '^$' -bench TrinoServerVsClient -benchtime 1x
+// questions; the log line gives the ratio server/client of the two,
+// measured in the same run. Run with:
+//
+//	go test ./test/conformance -run '^$' -bench TrinoServerVsClient -benchtime 5x -v
 func BenchmarkTrinoServerVsClient(b *testing.B) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "flights.yaml"))
 	if err != nil {
@@ -81,15 +93,25 @@ func BenchmarkTrinoServerVsClient(b *testing.B) {
 	}
 	defer client.Close()
 
-	bodies := make([][]byte, len(file.Questions))
-	hands := make([]string, len(file.Questions))
-	for i, q := range file.Questions {
-		if bodies[i], err = json.Marshal(q.Query); err != nil {
+	var bodies [][]byte
+	var hands []string
+	var qs []flightQuestion
+	for _, q := range file.Questions {
+		hand := trinoHand(q.Hand)
+		if _, err := scanAll(ctx, client, hand); err != nil {
+			b.Logf("left out %s: Trino refuses its hand-written SQL: %v", q.Name, err)
+			continue
+		}
+		body, err := json.Marshal(q.Query)
+		if err != nil {
 			b.Fatal(err)
 		}
-		hands[i] = castFilter.ReplaceAllString(q.Hand, "CAST(COUNT(*) FILTER (WHERE $1) AS DOUBLE)")
+		bodies, hands, qs = append(bodies, body), append(hands, hand), append(qs, q)
 	}
-	viaServer := func(b *testing.B) {
+	// Both sub-benchmarks run in this one process against the same
+	// server; the ratio of their times per op is logged at the end.
+	perOp := map[string]time.Duration{}
+	b.Run("server_http", func(b *testing.B) {
 		for b.Loop() {
 			for i, body := range bodies {
 				resp, err := http.Post(hs.URL+"/v1/models/flights/query", "application/json", bytes.NewReader(body))
@@ -101,28 +123,27 @@ func BenchmarkTrinoServerVsClient(b *testing.B) {
 				}
 				err = json.NewDecoder(resp.Body).Decode(&out)
 				resp.Body.Close()
-				if err != nil || resp.StatusCode != http.StatusOK || len(out.Rows) < file.Questions[i].MinRows {
-					b.Fatalf("%s: status %d, %d rows, %v", file.Questions[i].Name, resp.StatusCode, len(out.Rows), err)
+				if err != nil || resp.StatusCode != http.StatusOK || len(out.Rows) < qs[i].MinRows {
+					b.Fatalf("%s: status %d, %d rows, %v", qs[i].Name, resp.StatusCode, len(out.Rows), err)
 				}
 			}
 		}
-	}
-	viaClient := func(b *testing.B) {
+		perOp["server"] = b.Elapsed() / time.Duration(b.N)
+	})
+	b.Run("trino_go_client", func(b *testing.B) {
 		for b.Loop() {
 			for i, q := range hands {
 				n, err := scanAll(ctx, client, q)
-				if err != nil || n < file.Questions[i].MinRows {
-					b.Fatalf("%s: %d rows, %v\n%s", file.Questions[i].Name, n, err, q)
+				if err != nil || n < qs[i].MinRows {
+					b.Fatalf("%s: %d rows, %v\n%s", qs[i].Name, n, err, q)
 				}
 			}
 		}
-	}
-	for b.Loop() {
-		s := testing.Benchmark(viaServer)
-		c := testing.Benchmark(viaClient)
-		b.ReportMetric(float64(s.NsPerOp())/1e6, "server-ms/questions")
-		b.ReportMetric(float64(c.NsPerOp())/1e6, "client-ms/questions")
-		b.ReportMetric(float64(s.NsPerOp())/float64(c.NsPerOp()), "server/client")
+		perOp["client"] = b.Elapsed() / time.Duration(b.N)
+	})
+	if perOp["server"] > 0 && perOp["client"] > 0 {
+		b.Logf("%d flights questions on Trino: server over HTTP %s, trino-go-client %s per round; ratio server/client %.2f",
+			len(bodies), perOp["server"], perOp["client"], float64(perOp["server"])/float64(perOp["client"]))
 	}
 }
 
