@@ -6,11 +6,10 @@
 // connector, which stores tables and views) and `system`. Access control:
 // Trino's file-based system access control with Rules (users below).
 //
-// Start-up takes about 20 s on an idle 2-core machine and up to a minute
-// when the machine is busy; the JVM's resident memory is about 0.5 GiB
-// after start and stays under the 1 GiB heap plus about 300 MiB (see
-// docs/trino.md for the measured numbers). So a test binary shares one
-// server:
+// Start-up took 16 s to 49 s on a shared 2-core machine; the JVM's
+// resident memory is about 270 MiB after start and under 1 GiB after the
+// conformance suite (heap capped at 1 GiB; docs/trino.md has the measured
+// numbers). So a test binary shares one server:
 //
 //	func TestMain(m *testing.M) { os.Exit(trinoserver.Main(m)) }
 //
