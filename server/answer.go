@@ -98,12 +98,15 @@ func (s *Server) plan(ctx context.Context, m *model, q *plan.Query) (*plan.Plan,
 // cannot convert; 502 OSS5001 any other engine failure. Engine failures
 // carry a generic Detail (engineerror.go); the engine's own message is in
 // EngineMessage and the logs, never in a problem document.
-func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (_ *Response, err error) {
+func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (resp *Response, err error) {
+	start := time.Now()
+	version := ""
+	defer func() { s.audit(ctx, model, version, q, start, resp, err) }()
 	m, perr := s.lookupFor(ctx, model)
 	if perr != nil {
 		return nil, perr
 	}
-	start := time.Now()
+	version = m.art.Version
 	defer func() { s.metrics.observeQuery(m.art.Name, time.Since(start), err) }()
 	p, err := s.plan(ctx, m, q)
 	if err != nil {

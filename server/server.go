@@ -76,6 +76,10 @@ type Config struct {
 	// no authentication, every request ungoverned — for in-process use
 	// and loopback-only serving (see CheckExposure).
 	Auth *Auth
+	// Audit, when set, writes one structured line per query to Answer
+	// (audit.go): caller, roles, model and version, members, duration,
+	// rows, truncation and outcome.
+	Audit *AuditOptions
 }
 
 // Server answers metric queries for the models of its Store. Safe for
@@ -84,6 +88,7 @@ type Server struct {
 	cfg     Config
 	store   *Store
 	metrics *httpMetrics
+	mcpState
 }
 
 // model is one loaded artifact plus what every request would otherwise
@@ -119,7 +124,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		store = NewStore(cfg.Logger)
-		store.put(Source{Key: "files"}, compiler.BundleVersion(cfg.Models), ms)
+		store.put(Source{Key: filesSource}, compiler.BundleVersion(cfg.Models), ms)
 	} else if len(cfg.Models) > 0 {
 		return nil, fmt.Errorf("server: Models and Store are exclusive")
 	}
@@ -171,6 +176,7 @@ func (s *Server) Ready(ctx context.Context) error {
 //	GET  /v1/models/{model}          datasets, dimensions, metrics, ai_context
 //	POST /v1/models/{model}/query    plan + run: rows, columns, version, truncated
 //	POST /v1/models/{model}/sql      plan only: SQL and columns
+//	/mcp                             Model Context Protocol, streamable HTTP (mcp.go)
 //	GET  /healthz, /readyz, /openapi.json, /metrics (Prometheus)
 //
 // The /v1/ routes need authentication when Config.Auth is set; the probe,
@@ -192,6 +198,7 @@ func (s *Server) Handler() http.Handler {
 	route(http.MethodGet, "/v1/models/{model}", s.authed(s.handleDetail))
 	route(http.MethodPost, "/v1/models/{model}/query", s.authed(s.handleQuery))
 	route(http.MethodPost, "/v1/models/{model}/sql", s.authed(s.handleSQL))
+	mux.Handle("/mcp", s.authed(s.mcpHandler().ServeHTTP))
 	route(http.MethodGet, "/healthz", s.handleHealth)
 	route(http.MethodGet, "/readyz", s.handleReady)
 	route(http.MethodGet, "/openapi.json", handleOpenAPI)
@@ -214,6 +221,10 @@ func (w *statusWriter) WriteHeader(code int) {
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap lets http.ResponseController reach the connection's Flusher
+// (the MCP transport streams).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {

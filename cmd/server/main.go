@@ -1,7 +1,8 @@
 // Command server serves the Ossie semantic HTTP API until SIGTERM or
 // SIGINT, then drains in-flight requests. Models come from one of:
 //
-// Local mode: model files compiled at start.
+// Local mode: model files compiled at start, watched and swapped in when
+// they change (SIGHUP reloads them at once).
 //
 //	server --models examples/flights/model.yaml --duckdb flights.duckdb --addr :8080
 //
@@ -88,6 +89,7 @@ func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 	catalog := fs.String("default-catalog", "", "catalog prepended to table sources that name none (local mode); trino: the session catalog")
 	schema := fs.String("default-schema", "", "schema prepended to table sources that name none (local mode); trino: the session schema")
 	governance := fs.String("governance", "", "local mode: governance file (roles, row filters, masks; docs/governance.md) applied to every model file")
+	auditValues := fs.Bool("audit-filter-values", false, "write filter values into the per-query audit log line (off: only the filtered members)")
 	debugErrors := fs.Bool("debug-errors", false, "local mode without authentication only: add the engine's own message (planned SQL, physical names) to engine problem details; never for shared servers")
 	var auth server.AuthFlags
 	auth.Register(fs)
@@ -133,9 +135,11 @@ func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
-	cfg := server.Config{MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log, DebugErrors: *debugErrors}
+	cfg := server.Config{MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log, DebugErrors: *debugErrors,
+		Audit: &server.AuditOptions{FilterValues: *auditValues}}
+	files := server.ModelFiles{Paths: models, Governance: *governance, Options: compiler.CompileOptions{DefaultCatalog: *catalog, DefaultSchema: *schema}}
 	if !*kube {
-		arts, err := server.LoadGovernedModelFiles(models, *governance, compiler.CompileOptions{DefaultCatalog: *catalog, DefaultSchema: *schema})
+		arts, err := files.Load()
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
@@ -187,6 +191,11 @@ func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return 1
+	}
+	if !*kube {
+		// Edits of the model or governance files swap in while serving;
+		// SIGHUP reloads now instead of stopping the server.
+		srv.WatchModelFiles(ctx, files, 0).ReloadOn(ctx, syscall.SIGHUP)
 	}
 	if err := server.ListenAndServe(ctx, *addr, srv.Handler(), log); err != nil {
 		log.Error("server stopped", "error", err)
