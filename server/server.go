@@ -177,6 +177,7 @@ func (s *Server) Ready(ctx context.Context) error {
 //	POST /v1/models/{model}/query    plan + run: rows, columns, version, truncated
 //	POST /v1/models/{model}/sql      plan only: SQL and columns
 //	/mcp                             Model Context Protocol, streamable HTTP (mcp.go)
+//	GET  /, /ui/...                  the web explorer (web.go)
 //	GET  /healthz, /readyz, /openapi.json, /metrics (Prometheus)
 //
 // The /v1/ routes need authentication when Config.Auth is set; the probe,
@@ -199,6 +200,9 @@ func (s *Server) Handler() http.Handler {
 	route(http.MethodPost, "/v1/models/{model}/query", s.authed(s.handleQuery))
 	route(http.MethodPost, "/v1/models/{model}/sql", s.authed(s.handleSQL))
 	mux.Handle("/mcp", s.authed(s.mcpHandler().ServeHTTP))
+	index, assets := webHandler()
+	mux.Handle("GET /{$}", index)
+	mux.Handle("GET /ui/", assets)
 	route(http.MethodGet, "/healthz", s.handleHealth)
 	route(http.MethodGet, "/readyz", s.handleReady)
 	route(http.MethodGet, "/openapi.json", handleOpenAPI)
