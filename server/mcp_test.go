@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ossie-dev/ossie/compiler/plan"
 )
 
 // mcpConnect connects the SDK's own client to srv in process.
@@ -45,7 +47,7 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func mcpConnectHTTP(t *testing.T, f *fixture, token string) (*mcp.ClientSession, error) {
 	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: f.ts.URL + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{token}},
-		MaxRetries: -1, DisableStandaloneSSE: true}
+		MaxRetries: -1}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), tr, nil)
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
@@ -268,6 +270,21 @@ func TestMCPGovernedRole(t *testing.T) {
 		}
 		check(t, cs)
 	})
+	t.Run("audit", func(t *testing.T) {
+		// MCP queries write the same audit line, marked via mcp.
+		f.srv.cfg.Audit = &AuditOptions{}
+		t.Cleanup(func() { f.srv.cfg.Audit = nil })
+		cs, err := mcpConnectHTTP(t, f.fixture, governedToken("ops"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		callTool(t, cs, "query", map[string]any{"model": "shop", "metrics": []string{"order_count"}}, nil)
+		lines := auditLines(t, f.logs.String())
+		last := lines[len(lines)-1]
+		if last["via"] != "mcp" || last["caller"] != "ops" || last["outcome"] != "ok" || last["rows"] != 1.0 {
+			t.Fatalf("audit line %v", last)
+		}
+	})
 	t.Run("http-row-filter", func(t *testing.T) {
 		// The state analyst's row filter (its token's state: CA) applies.
 		cs, err := mcpConnectHTTP(t, f.fixture, governedToken("state"))
@@ -295,6 +312,43 @@ func TestMCPGovernedRole(t *testing.T) {
 		}
 		if _, err := mcpConnectHTTP(t, f.fixture, "not-a-token-000000000000000"); err == nil {
 			t.Fatal("connect with a bad token succeeded")
+		}
+	})
+}
+
+// BenchmarkMCPQuery measures an MCP query round trip in process (SDK
+// client and server, JSON-RPC over an in-memory transport) against the
+// same query through Answer: the difference is the protocol's cost.
+func BenchmarkMCPQuery(b *testing.B) {
+	f := newFixture(b, nil)
+	args := map[string]any{"model": "shop", "metrics": []string{"order_count", "revenue"}, "dimensions": []map[string]any{{"field": "orders.status"}}}
+	b.Run("answer", func(b *testing.B) {
+		q := &plan.Query{Metrics: []string{"order_count", "revenue"}, Dimensions: []plan.Dimension{{Field: "orders.status"}}}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.srv.Answer(context.Background(), "shop", q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("mcp", func(b *testing.B) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := f.srv.MCPServer(MCPOptions{}).Connect(context.Background(), st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ss.Close()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "query", Arguments: args})
+			if err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
 		}
 	})
 }
