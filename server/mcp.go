@@ -240,7 +240,7 @@ func (t *mcpTools) describeModel(ctx context.Context, req *mcp.CallToolRequest, 
 		out.TimeGrains = append(out.TimeGrains, string(g))
 	}
 	for _, m := range d.Metrics {
-		out.Metrics = append(out.Metrics, MCPMember{Name: m.Name, Datatype: m.Datatype, Description: m.Description, Context: flatContext(m.AIContext)})
+		out.Metrics = append(out.Metrics, MCPMember{Name: m.Name, Datatype: string(m.Datatype), Description: m.Description, Context: flatContext(m.AIContext)})
 	}
 	for _, ds := range d.Datasets {
 		out.Datasets = append(out.Datasets, MCPDataset{Name: ds.Name, Description: ds.Description, Context: flatContext(ds.AIContext)})
@@ -249,7 +249,7 @@ func (t *mcpTools) describeModel(ctx context.Context, req *mcp.CallToolRequest, 
 			if desc == "" {
 				desc = dim.Label
 			}
-			out.Dimensions = append(out.Dimensions, MCPMember{Name: dim.Name, Datatype: dim.Datatype, Description: desc,
+			out.Dimensions = append(out.Dimensions, MCPMember{Name: dim.Name, Datatype: string(dim.Datatype), Description: desc,
 				IsTime: dim.IsTime, Masked: dim.Masked, Context: flatContext(dim.AIContext)})
 		}
 	}
