@@ -106,10 +106,10 @@ func TestServeReloadsModelFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("the edit serves", func(b string) bool { return strings.Contains(b, "bigger shop") }, "/v1/models")
-	if err := os.WriteFile(model, []byte(strings.Replace(edited, "COUNT(orders.order_id)", "COUNT(orders.nope)", 1)), 0o600); err != nil {
+	if err := os.WriteFile(model, []byte(strings.Replace(edited, "COUNT(orders.order_id)", "NOSUCHFUNC(orders.order_id)", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	body := waitFor("the refusal in /readyz", func(b string) bool { return strings.Contains(b, "OSS2009") }, "/readyz")
+	body := waitFor("the refusal in /readyz", func(b string) bool { return strings.Contains(b, "OSS3003") }, "/readyz")
 	if _, models := srv.Call("GET", "/v1/models", "", ""); !strings.Contains(models, "bigger shop") {
 		t.Errorf("a broken edit replaced the serving model: %s (readyz %s)", models, body)
 	}

@@ -107,16 +107,16 @@ func TestReloadModelFiles(t *testing.T) {
 	}
 
 	// A broken edit: the last good version keeps serving, /readyz shows why.
-	writeFile(t, f.model, strings.Replace(edited, "MAX(orders.amount)", "MAX(orders.no_such_field)", 1))
+	writeFile(t, f.model, strings.Replace(edited, "MAX(orders.amount)", "NOSUCHFUNC(orders.amount)", 1))
 	eventually(t, "the refusal shows in /readyz", func() (bool, string) { _, st := f.readyz(t); return st.Error != "", st.Error })
 	code, st := f.readyz(t)
-	if code != 200 || st.Version != v2 || !strings.Contains(st.Error, "OSS2009") || !strings.Contains(st.Error, "shop.yaml") {
+	if code != 200 || st.Version != v2 || !strings.Contains(st.Error, "OSS3003") || !strings.Contains(st.Error, "shop.yaml") {
 		t.Fatalf("after a broken edit: %d %+v", code, st)
 	}
 	if servingShop(f.srv) != v2 {
 		t.Fatal("a broken edit replaced the serving version")
 	}
-	if logs := f.logs.String(); !strings.Contains(logs, "the last good version keeps serving") || !strings.Contains(logs, "OSS2009") {
+	if logs := f.logs.String(); !strings.Contains(logs, "the last good version keeps serving") || !strings.Contains(logs, "OSS3003") {
 		t.Fatalf("log: %s", logs)
 	}
 
