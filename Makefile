@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build demo fetch-flights kube-tools test bench lint fuzz clean image-check chart-crds
+.PHONY: all help build demo fetch-flights kube-tools test bench bench-e2e lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -42,6 +42,9 @@ test: ## go vet + every test (fuzz targets run their seed corpus only)
 
 bench: ## benchmarks with memory stats (run `make fetch-flights` first for the 3 M-row numbers)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
+
+bench-e2e: ## server vs engine on the 3 M-row flights data: p50/p99, RSS, cached answers, 8-client throughput
+	@GO=$(GO) BIN=$(BIN) scripts/bench-e2e.sh
 
 lint: ## gofmt check + go vet
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

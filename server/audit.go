@@ -36,20 +36,38 @@ type auditFilter struct {
 	Values []any  `json:"values,omitempty"`
 }
 
-// audit writes the audit line of one Answer: who asked (caller, roles,
+// auditSink passes an answer through and keeps what the audit line
+// reports: the version answered and the row count and truncation.
+type auditSink struct {
+	answerSink
+	start   time.Time
+	version string
+	tail    answerTail
+}
+
+func (a *auditSink) begin(h *answerHead) error {
+	a.version = h.ModelVersion
+	return a.answerSink.begin(h)
+}
+
+func (a *auditSink) end(t *answerTail) error {
+	a.tail = *t
+	return a.answerSink.end(t)
+}
+
+// audit writes the audit line of one answer (stream: REST /query in
+// every format, MCP, Answer): who asked (caller, roles,
 // how authenticated, request id), what (model and version, metrics,
 // dimensions, filter members and operators), how long it took and how it
 // ended (rows, truncated, outcome: "ok" or the problem code, HTTP status).
-// version is "" when the model was not found.
-func (s *Server) audit(ctx context.Context, model, version string, q *plan.Query, start time.Time, resp *Response, err error) {
-	if s.cfg.Audit == nil {
-		return
-	}
+// model_version is "" when the answer never began (unknown model, bad
+// query).
+func (s *Server) audit(ctx context.Context, model string, q *plan.Query, a *auditSink, err error) {
 	log := s.cfg.Audit.Logger
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	attrs := []slog.Attr{slog.String("model", model), slog.String("model_version", version)}
+	attrs := []slog.Attr{slog.String("model", model), slog.String("model_version", a.version)}
 	id := IdentityFrom(ctx)
 	if id != nil {
 		attrs = append(attrs, slog.String("caller", id.Name), slog.Any("roles", id.Roles), slog.String("auth", id.Method))
@@ -84,7 +102,7 @@ func (s *Server) audit(ctx context.Context, model, version string, q *plan.Query
 		}
 		attrs = append(attrs, slog.Any("metrics", q.Metrics), slog.Any("dimensions", dims), slog.Any("filters", filters))
 	}
-	attrs = append(attrs, slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+	attrs = append(attrs, slog.Float64("duration_ms", float64(time.Since(a.start).Microseconds())/1000))
 	outcome, status := "ok", http.StatusOK
 	if err != nil {
 		outcome, status = "error", http.StatusInternalServerError
@@ -93,10 +111,7 @@ func (s *Server) audit(ctx context.Context, model, version string, q *plan.Query
 			outcome, status = e.Code, e.Status
 		}
 	}
-	rows, truncated := 0, false
-	if resp != nil {
-		rows, truncated = resp.RowCount, resp.Truncated
-	}
+	rows, truncated := a.tail.RowCount, a.tail.Truncated
 	attrs = append(attrs, slog.Int("rows", rows), slog.Bool("truncated", truncated), slog.String("outcome", outcome), slog.Int("status", status))
 	log.LogAttrs(ctx, slog.LevelInfo, "query", attrs...)
 }

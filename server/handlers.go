@@ -25,22 +25,6 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("model")
-	q, perr := s.readQuery(w, r, name)
-	if perr != nil {
-		writeProblem(w, r, perr)
-		return
-	}
-	resp, err := s.Answer(r.Context(), name, q)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.cfg.Logger.Debug("answered", "model", resp.Model, "version", resp.ModelVersion, "rows", resp.RowCount, "truncated", resp.Truncated)
-	writeJSON(w, http.StatusOK, resp)
-}
-
 func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("model")
 	q, perr := s.readQuery(w, r, name)
@@ -56,11 +40,12 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// PlanSQL plans q against model without running it and returns the SQL
-// and columns (POST /sql, the MCP explain tool). Errors are *Error: those
-// of Plan, and 403 OSS5007 for a governed caller: the SQL of a governed
-// caller spells out its row filters, physical sources and the expressions
-// behind masked fields.
+// PlanSQL plans q against model without running it and returns the SQL,
+// the columns and, when q.Explain, the plan (POST /sql, the MCP explain
+// tool). Errors are *Error: those of Plan, and 403 OSS5007 for a governed
+// caller: the SQL of a governed caller spells out its row filters,
+// physical sources and the expressions behind masked fields; its plan
+// names the row filters and masks too.
 func (s *Server) PlanSQL(ctx context.Context, model string, q *plan.Query) (*PlanResponse, error) {
 	// One lookup for the plan and the version reported with it: a version
 	// swapped in meanwhile must not be paired with this plan.
@@ -76,12 +61,27 @@ func (s *Server) PlanSQL(ctx context.Context, model string, q *plan.Query) (*Pla
 	if err != nil {
 		return nil, err
 	}
-	return &PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: p.SQL, Columns: planColumns(p.Columns)}, nil
+	resp := &PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: p.SQL, Columns: planColumns(p.Columns)}
+	if q.Explain {
+		resp.Explain = p.Explain()
+	}
+	return resp, nil
 }
 
-// readQuery checks the model first (an unknown model is 404 whatever the
-// body), then reads at most MaxBodyBytes and parses the query strictly.
+// readQuery is readQueryRequest for routes that take only the query.
 func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) (*plan.Query, *Error) {
+	req, err := s.readQueryRequest(w, r, name)
+	if err != nil {
+		return nil, err
+	}
+	return &req.Query, nil
+}
+
+// readQueryRequest checks the model first (an unknown model is 404 whatever
+// the body), then reads at most MaxBodyBytes and parses the request
+// strictly; only a body that fails to parse is decoded a second time, for
+// a problem in plain words.
+func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name string) (*queryRequest, *Error) {
 	if _, err := s.lookupFor(r.Context(), name); err != nil {
 		return nil, err
 	}
@@ -94,14 +94,14 @@ func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) 
 		}
 		return nil, &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid query", Detail: "cannot read the request body"}
 	}
-	if probs := decodeProblems(body); len(probs) > 0 {
-		return nil, queryProblems(probs)
+	req, err := parseQueryRequest(body)
+	if err != nil {
+		if probs := decodeProblems(body); len(probs) > 0 {
+			return nil, queryProblems(probs)
+		}
+		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "query body: " + err.Error()}})
 	}
-	q, probs := plan.ParseQuery(body)
-	if probs.HasErrors() {
-		return nil, queryProblems(probs)
-	}
-	return q, nil
+	return req, nil
 }
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {

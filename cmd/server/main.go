@@ -85,6 +85,8 @@ func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 	addr := fs.String("addr", ":8080", "listen address")
 	maxRows := fs.Int("max-rows", server.DefaultMaxRows, "row cap per answer")
 	timeout := fs.Duration("query-timeout", server.DefaultQueryTimeout, "time limit per query")
+	cacheBytes := fs.Int64("cache-bytes", 64<<20, "result cache size bound in bytes (identical questions answered from memory); 0 turns the cache off")
+	cacheTTL := fs.Duration("cache-ttl", server.DefaultCacheTTL, "how long a cached answer is served")
 	maxBody := fs.Int64("max-body-bytes", server.DefaultMaxBodyBytes, "request body limit in bytes")
 	catalog := fs.String("default-catalog", "", "catalog prepended to table sources that name none (local mode); trino: the session catalog")
 	schema := fs.String("default-schema", "", "schema prepended to table sources that name none (local mode); trino: the session schema")
@@ -136,7 +138,7 @@ func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	cfg := server.Config{MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log, DebugErrors: *debugErrors,
-		Audit: &server.AuditOptions{FilterValues: *auditValues}}
+		CacheBytes: *cacheBytes, CacheTTL: *cacheTTL, Audit: &server.AuditOptions{FilterValues: *auditValues}}
 	files := server.ModelFiles{Paths: models, Governance: *governance, Options: compiler.CompileOptions{DefaultCatalog: *catalog, DefaultSchema: *schema}}
 	if !*kube {
 		arts, err := files.Load()
