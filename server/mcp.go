@@ -72,7 +72,7 @@ func (s *Server) MCPServer(opts MCPOptions) *mcp.Server {
 			"aggregate more or filter when truncated).", opts.MaxRows)},
 		t.query)
 	mcp.AddTool(srv, &mcp.Tool{Name: toolExplain, Title: "Explain a query",
-		Description: "Plan a metric query without running it and return the SQL it would run. Refused (OSS5007) to callers " +
+		Description: "Plan a metric query without running it and return the SQL it would run and the logical plan. Refused (OSS5007) to callers " +
 			"under a governance role, as the SQL would show the role's rules."},
 		t.explain)
 	return srv
@@ -390,13 +390,15 @@ func (tb *MCPTable) text() string {
 	return b.String()
 }
 
-// MCPPlan is the explain answer: the SQL the query would run and its
-// columns.
+// MCPPlan is the explain answer: the SQL the query would run, the
+// logical plan and the columns.
 type MCPPlan struct {
-	Model        string      `json:"model"`
-	ModelVersion string      `json:"model_version"`
-	SQL          string      `json:"sql"`
-	Columns      []MCPColumn `json:"columns"`
+	Model        string `json:"model"`
+	ModelVersion string `json:"model_version"`
+	SQL          string `json:"sql"`
+	// Plan is the logical plan as an indented tree (plan.Plan.Explain).
+	Plan    string      `json:"plan"`
+	Columns []MCPColumn `json:"columns"`
 }
 
 func (t *mcpTools) explain(ctx context.Context, req *mcp.CallToolRequest, in MCPQueryInput) (*mcp.CallToolResult, *MCPPlan, error) {
@@ -404,11 +406,13 @@ func (t *mcpTools) explain(ctx context.Context, req *mcp.CallToolRequest, in MCP
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := t.s.PlanSQL(ctx, in.Model, in.query())
+	q := in.query()
+	q.Explain = true
+	p, err := t.s.PlanSQL(ctx, in.Model, q)
 	if err != nil {
 		return nil, nil, mcpError(err)
 	}
-	out := &MCPPlan{Model: p.Model, ModelVersion: p.ModelVersion, SQL: p.SQL}
+	out := &MCPPlan{Model: p.Model, ModelVersion: p.ModelVersion, SQL: p.SQL, Plan: p.Explain}
 	for _, c := range p.Columns {
 		out.Columns = append(out.Columns, MCPColumn{Name: c.Name, Type: c.Type, Kind: c.Kind})
 	}

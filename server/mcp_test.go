@@ -203,7 +203,7 @@ func TestMCPInProcessUngoverned(t *testing.T) {
 
 	var p MCPPlan
 	callTool(t, cs, "explain", map[string]any{"model": "shop", "metrics": []string{"revenue"}}, &p)
-	if !strings.Contains(p.SQL, "SUM(") || len(p.Columns) != 1 || p.Columns[0].Name != "revenue" {
+	if !strings.Contains(p.SQL, "SUM(") || len(p.Columns) != 1 || p.Columns[0].Name != "revenue" || !strings.Contains(p.Plan, "revenue") {
 		t.Fatalf("plan %+v", p)
 	}
 }
