@@ -59,7 +59,7 @@ func (e *env) serveCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	local.register(cmd)
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "listen address")
+	f.StringVar(&addr, "addr", server.DefaultAddr, "listen address")
 	authFlags := flag.NewFlagSet("auth", flag.ContinueOnError)
 	auth.Register(authFlags)
 	f.AddGoFlagSet(authFlags)
