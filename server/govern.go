@@ -49,6 +49,19 @@ func (s *Server) lookupFor(ctx context.Context, name string) (*model, *Error) {
 	return nil, unknownModel(name, known)
 }
 
+// describe is the metadata of model as the caller of ctx may see it
+// (GET /v1/models/{model}, the MCP describe_model tool).
+func (s *Server) describe(ctx context.Context, name string) (ModelDetail, *Error) {
+	m, err := s.lookupFor(ctx, name)
+	if err != nil {
+		return ModelDetail{}, err
+	}
+	if v, _ := m.visibleTo(ctx); v.Governed {
+		return governedDetail(m.detail, v), nil
+	}
+	return m.detail, nil
+}
+
 // visibleSummaries lists the models the caller of ctx can see, with
 // counts of what it can see.
 func (s *Server) visibleSummaries(ctx context.Context) []ModelSummary {

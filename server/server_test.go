@@ -43,7 +43,7 @@ type fixture struct {
 	ts  *httptest.Server
 }
 
-func newFixture(t *testing.T, mod func(*Config)) *fixture {
+func newFixture(t testing.TB, mod func(*Config)) *fixture {
 	t.Helper()
 	eng, err := duckdb.Open("")
 	if err != nil {

@@ -76,6 +76,11 @@ func (s *Server) capQuery(q *plan.Query) (capped *plan.Query, mayTruncate bool) 
 // *Error as documented on Answer; after it, the answer is cut and the
 // error says so (a *sinkError when the sink failed).
 func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts AnswerOptions, sink answerSink) (sql string, err error) {
+	if s.cfg.Audit != nil {
+		a := &auditSink{answerSink: sink, start: time.Now()}
+		sink = a
+		defer func() { s.audit(ctx, model, q, a, err) }()
+	}
 	m, perr := s.lookupFor(ctx, model)
 	if perr != nil {
 		return "", perr

@@ -100,19 +100,31 @@ func (w *watchedFile[T]) reload() bool {
 // run reloads on directory events and every interval until ctx is done.
 // Without a working watcher (no inotify) it polls only.
 func (w *watchedFile[T]) run(ctx context.Context, interval time.Duration) {
+	watchDirs(ctx, []string{filepath.Dir(w.path)}, interval, w.log.With("file", w.kind), func() { w.reload() })
+}
+
+// watchDirs calls reload after file-system events in dirs settle
+// (reloadDebounce) and every interval (default DefaultReloadInterval)
+// until ctx is done. It watches directories, not files, for the reasons
+// given at watchedFile. Without a working watcher (no inotify) it polls
+// only.
+func watchDirs(ctx context.Context, dirs []string, interval time.Duration, log *slog.Logger, reload func()) {
 	if interval <= 0 {
 		interval = DefaultReloadInterval
 	}
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	if fw, err := fsnotify.NewWatcher(); err != nil {
-		w.log.Warn("cannot watch credentials file; polling only", "file", w.kind, "interval", interval.String(), "error", err)
+		log.Warn("cannot watch files; polling only", "interval", interval.String(), "error", err)
 	} else {
 		defer fw.Close()
-		if err := fw.Add(filepath.Dir(w.path)); err != nil {
-			w.log.Warn("cannot watch credentials file; polling only", "file", w.kind, "interval", interval.String(), "error", err)
-		} else {
-			events, errs = fw.Events, fw.Errors
+		events, errs = fw.Events, fw.Errors
+		for _, d := range dirs {
+			if err := fw.Add(d); err != nil {
+				log.Warn("cannot watch a directory; polling only", "dir", d, "interval", interval.String(), "error", err)
+				events, errs = nil, nil
+				break
+			}
 		}
 	}
 	poll := time.NewTicker(interval)
@@ -134,11 +146,11 @@ func (w *watchedFile[T]) run(ctx context.Context, interval time.Duration) {
 				errs = nil
 				continue
 			}
-			w.log.Warn("credentials file watch error", "file", w.kind, "error", err)
+			log.Warn("file watch error", "error", err)
 		case <-debounce.C:
-			w.reload()
+			reload()
 		case <-poll.C:
-			w.reload()
+			reload()
 		}
 	}
 }
