@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -79,6 +82,28 @@ var _ = Describe("governed views read by a BI user", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { _ = conn.Close(context.Background()) })
 		return conn
+	}
+	// biPeeker connects as the BI user and collects the values its
+	// temporary function reports by notice ("peek <value>").
+	biPeeker := func() *peekConn {
+		GinkgoHelper()
+		cfg, err := pgx.ParseConfig(pgDSN)
+		Expect(err).NotTo(HaveOccurred())
+		cfg.User, cfg.Password = biUser, biPassword
+		p := &peekConn{seen: map[string]bool{}}
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+			if v, ok := strings.CutPrefix(n.Message, "peek "); ok {
+				p.mu.Lock()
+				p.seen[v] = true
+				p.mu.Unlock()
+			}
+		}
+		ctx, cancel := context.WithTimeout(suiteCtx, 10*time.Second)
+		defer cancel()
+		p.conn, err = pgx.ConnectConfig(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _ = p.conn.Close(context.Background()) })
+		return p
 	}
 	// biRead reads a whole view as the BI user, ordered by its first
 	// columns.
@@ -187,9 +212,24 @@ ALTER DEFAULT PRIVILEGES IN SCHEMA %[3]s GRANT SELECT ON TABLES TO %[1]s;`, biUs
 			{"N****", "2017-12-02", 50.36, 1},
 		})
 
-		// The BI user reads views, not tables.
+		// The views are security barriers (issue 13): the BI user's own
+		// function, cheap enough to run before the row filter, sees only
+		// the partner's masked NA rows, never another region.
 		ctx, cancel := context.WithTimeout(suiteCtx, 10*time.Second)
 		defer cancel()
+		var barriers int
+		Expect(sqlDB.QueryRow(ctx, `SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = $1 AND c.relkind = 'v' AND 'security_barrier=true' = ANY(c.reloptions)`, viewSchema).Scan(&barriers)).To(Succeed())
+		Expect(barriers).To(Equal(2), "both views are security barriers")
+		peeker := biPeeker()
+		_, err = peeker.conn.Exec(ctx, `CREATE FUNCTION pg_temp.peek(text) RETURNS boolean LANGUAGE plpgsql COST 0.0000001
+AS $$ BEGIN RAISE NOTICE 'peek %', $1; RETURN true; END $$`)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = peeker.conn.Exec(ctx, fmt.Sprintf("SELECT * FROM %s WHERE pg_temp.peek(\"orders.region\"::text)", pgx.Identifier{viewSchema, "na_daily"}.Sanitize()))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(peeker.values()).To(ConsistOf("N****"), "the reader's function saw values past the row filter")
+
+		// The BI user reads views, not tables.
 		_, err = conn.Exec(ctx, fmt.Sprintf("SELECT * FROM %s.orders", schema))
 		var pe *pgconn.PgError
 		Expect(errors.As(err, &pe)).To(BeTrue(), "reading a table as the BI user: %v", err)
@@ -238,3 +278,21 @@ ALTER DEFAULT PRIVILEGES IN SCHEMA %[3]s GRANT SELECT ON TABLES TO %[1]s;`, biUs
 		Expect(err).To(HaveOccurred())
 	})
 })
+
+// peekConn is a BI connection with the values its notices reported.
+type peekConn struct {
+	conn *pgx.Conn
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (p *peekConn) values() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.seen))
+	for v := range p.seen {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
