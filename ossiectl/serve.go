@@ -63,6 +63,9 @@ func (e *env) serveCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
+			if err := server.Sandbox(ctx, eng, arts); err != nil {
+				return failf("%v", err)
+			}
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
 			a, err := auth.Open(ctx, log)
 			if err != nil {

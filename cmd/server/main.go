@@ -152,6 +152,10 @@ func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 		return 1
 	}
 	defer eng.Close()
+	if err := server.Sandbox(ctx, eng, cfg.Models); err != nil {
+		log.Error("cannot sandbox the engine", "error", err)
+		return 1
+	}
 	cfg.Engine = eng
 
 	ctx, cancel := context.WithCancel(ctx)
