@@ -12,6 +12,7 @@ const (
 	CodeUnsupportedVersion = "OSS1006" // `version` missing or not one this build reads
 	CodeInvalidValue       = "OSS1007" // value outside its enumeration (datatype, dialect, source kind)
 	CodeSchema             = "OSS1008" // JSON Schema violation not covered by a more specific code
+	CodeDocumentTooLarge   = "OSS1020" // document over MaxDocumentBytes
 
 	CodeDuplicateName       = "OSS2001" // two datasets/fields/metrics/relationships share a name
 	CodeUnknownDataset      = "OSS2002" // a relationship or reference names a dataset that does not exist
