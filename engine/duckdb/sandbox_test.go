@@ -46,7 +46,7 @@ func TestSandbox(t *testing.T) {
 	for q, want := range map[string]int64{
 		"SELECT sum(x) FROM read_csv('" + one + "')":                                  1,
 		"SELECT sum(x) FROM read_csv('" + filepath.Join(dir, "parts", "*.csv") + "')": 5,
-		"SELECT sum(v) FROM loaded": 42,
+		"SELECT sum(v) FROM loaded":                                                   42,
 	} {
 		res, err := e.Query(ctx, q, 0)
 		if err != nil || len(res.Rows) != 1 || res.Rows[0][0] != want && res.Rows[0][0] != float64(want) {
