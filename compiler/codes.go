@@ -49,6 +49,7 @@ const (
 	CodeFanOutNoKey   = "OSS4008" // one-to-many path needs a primary key the dataset does not declare
 	CodeBadLimit      = "OSS4009" // negative limit or offset
 	CodeUnreachable   = "OSS4010" // a dimension cannot be joined to a metric's dataset
+	CodeQueryTooLarge = "OSS4020" // a query over a server limit (filters, values, order keys, dimensions, metrics)
 
 	CodeEngine           = "OSS5001" // the engine refused or failed the query
 	CodeTimeout          = "OSS5002" // query time limit exceeded or request cancelled
@@ -57,6 +58,7 @@ const (
 	CodeUnauthenticated  = "OSS5005" // no valid credentials for an authenticated server (HTTP 401)
 	CodeMethodNotAllowed = "OSS5006" // HTTP method not served on this path (HTTP 405)
 	CodeSQLGoverned      = "OSS5007" // SQL preview refused to a governed caller (HTTP 403)
+	CodeTooManyQueries   = "OSS5010" // the server's query slots and queue are full (HTTP 429)
 )
 
 // Governance codes (docs/governance.md). They sit in the 2xxx model range:

@@ -14,3 +14,10 @@ import "context"
 type Sandboxer interface {
 	Sandbox(ctx context.Context, files []string) error
 }
+
+// Pooled is implemented by engines that hold a bounded pool of
+// connections; PoolSize is its maximum. The server keeps its in-flight
+// queries below it, so probes and other callers always find a connection.
+type Pooled interface {
+	PoolSize() int
+}

@@ -112,6 +112,11 @@ func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (_ *Re
 	if s.cfg.Engine == nil {
 		return nil, &Error{Status: http.StatusServiceUnavailable, Code: compiler.CodeEngine, Title: "Engine unavailable", Detail: "no engine is configured"}
 	}
+	release, err := s.admit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	qctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
 	res, err := s.cfg.Engine.Query(qctx, p.SQL, s.cfg.MaxRows)

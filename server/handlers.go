@@ -96,6 +96,9 @@ func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) 
 	if probs.HasErrors() {
 		return nil, queryProblems(probs)
 	}
+	if e := s.cfg.Limits.checkQuery(q); e != nil {
+		return nil, e
+	}
 	return q, nil
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/ossie-dev/ossie/compiler"
@@ -28,6 +29,9 @@ type Error struct {
 	Cause    error             `json:"-"`
 	// EngineMessage: see above; "" unless the engine failed the query.
 	EngineMessage string `json:"-"`
+	// RetryAfter, when positive, is sent as the Retry-After header
+	// (seconds) of a 429.
+	RetryAfter int `json:"-"`
 }
 
 func (e *Error) Error() string {
@@ -81,6 +85,9 @@ func writeProblem(w http.ResponseWriter, r *http.Request, e *Error) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if e.Status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "5")
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
 	w.WriteHeader(e.Status)
 	_ = json.NewEncoder(w).Encode(doc)

@@ -71,6 +71,9 @@ type Config struct {
 	// debugging only: that message quotes the planned SQL and physical
 	// names. Governed callers never get it.
 	DebugErrors bool
+	// Limits bound one query's size and the engine queries in flight
+	// (server/limits.go); zero fields take DefaultLimits.
+	Limits Limits
 	// Auth authenticates every /v1/ request (401 problem otherwise) and
 	// governs it by the caller's roles; its metrics join Registry. Nil:
 	// no authentication, every request ungoverned — for in-process use
@@ -84,6 +87,7 @@ type Server struct {
 	cfg     Config
 	store   *Store
 	metrics *httpMetrics
+	gate    *gate
 }
 
 // model is one loaded artifact plus what every request would otherwise
@@ -127,7 +131,8 @@ func New(cfg Config) (*Server, error) {
 		cfg.Registry = prometheus.NewRegistry()
 		cfg.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	s := &Server{cfg: cfg, store: store, metrics: newHTTPMetrics()}
+	cfg.Limits = cfg.Limits.withDefaults(cfg.Engine)
+	s := &Server{cfg: cfg, store: store, metrics: newHTTPMetrics(), gate: newGate(cfg.Limits)}
 	if err := registerMetrics(cfg.Registry, s.metrics, store); err != nil {
 		return nil, fmt.Errorf("server: metrics: %w", err)
 	}

@@ -152,7 +152,7 @@ func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 		return 1
 	}
 	defer eng.Close()
-	if err := server.Sandbox(ctx, eng, cfg.Models); err != nil {
+	if err := server.Sandbox(context.WithoutCancel(ctx), eng, cfg.Models); err != nil {
 		log.Error("cannot sandbox the engine", "error", err)
 		return 1
 	}
