@@ -59,6 +59,8 @@ const (
 	CodeMethodNotAllowed = "OSS5006" // HTTP method not served on this path (HTTP 405)
 	CodeSQLGoverned      = "OSS5007" // SQL preview refused to a governed caller (HTTP 403)
 	CodeTooManyQueries   = "OSS5010" // the server's query slots and queue are full (HTTP 429)
+	CodeHostRefused      = "OSS5011" // a server without authentication got a non-loopback Host (HTTP 403)
+	CodeNotJSON          = "OSS5012" // a server without authentication got a body that is not application/json (HTTP 415)
 )
 
 // Governance codes (docs/governance.md). They sit in the 2xxx model range:

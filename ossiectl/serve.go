@@ -71,7 +71,7 @@ func (e *env) serveCmd() *cobra.Command {
 			if err != nil {
 				return failf("%v", err)
 			}
-			srv, err := server.New(server.Config{Engine: eng, Models: arts, MaxRows: maxRows, QueryTimeout: timeout, MaxBodyBytes: maxBody, Logger: log, Auth: a})
+			srv, err := server.New(server.Config{Engine: eng, Models: arts, MaxRows: maxRows, QueryTimeout: timeout, MaxBodyBytes: maxBody, Logger: log, Auth: a, AnyHost: auth.AnyHost(addr)})
 			if err != nil {
 				return failf("%v", err)
 			}

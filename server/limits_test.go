@@ -62,8 +62,7 @@ semantic_model:
 	}
 	h := srv.Handler()
 	call := func(method, path, body string) (int, http.Header) {
-		r, _ := http.NewRequest(method, path, strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
+		r := localRequest(method, path, strings.NewReader(body))
 		w := &recorder{header: http.Header{}}
 		h.ServeHTTP(w, r)
 		return w.code, w.header

@@ -71,6 +71,11 @@ type Config struct {
 	// debugging only: that message quotes the planned SQL and physical
 	// names. Governed callers never get it.
 	DebugErrors bool
+	// AnyHost lets a server without Auth answer any Host header and any
+	// body type; by default it answers loopback host names and JSON bodies
+	// only (server/hostcheck.go). The binaries set it for --no-auth on a
+	// non-loopback address.
+	AnyHost bool
 	// Limits bound one query's size and the engine queries in flight
 	// (server/limits.go); zero fields take DefaultLimits.
 	Limits Limits
@@ -204,7 +209,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, &Error{Status: http.StatusNotFound, Detail: "no such endpoint; see /openapi.json"})
 	})
-	return s.middleware(mux)
+	return s.middleware(s.loopbackGuard(mux))
 }
 
 // statusWriter records the status for the access log.

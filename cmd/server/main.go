@@ -133,7 +133,7 @@ func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
-	cfg := server.Config{MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log, DebugErrors: *debugErrors}
+	cfg := server.Config{MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log, DebugErrors: *debugErrors, AnyHost: auth.AnyHost(*addr)}
 	if !*kube {
 		arts, err := server.LoadGovernedModelFiles(models, *governance, compiler.CompileOptions{DefaultCatalog: *catalog, DefaultSchema: *schema})
 		if err != nil {
