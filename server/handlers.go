@@ -92,6 +92,9 @@ func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) 
 	if probs := decodeProblems(body); len(probs) > 0 {
 		return nil, queryProblems(probs)
 	}
+	if probs := duplicateKeys(body); len(probs) > 0 {
+		return nil, queryProblems(probs)
+	}
 	q, probs := plan.ParseQuery(body)
 	if probs.HasErrors() {
 		return nil, queryProblems(probs)

@@ -70,7 +70,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, e *Error) {
 		Title:     e.Title,
 		Status:    e.Status,
 		Detail:    e.Detail,
-		Instance:  r.URL.Path,
+		Instance:  echoName(r.URL.Path),
 		Code:      e.Code,
 		Problems:  e.Problems,
 		RequestID: requestIDFrom(r.Context()),
@@ -116,7 +116,7 @@ func queryProblems(ps compiler.Problems) *Error {
 }
 
 func unknownModel(name string, known []string) *Error {
-	detail := "no model named " + quote(name) + " is loaded"
+	detail := "no model named " + quote(echoName(name)) + " is loaded"
 	if len(known) > 0 {
 		detail += "; loaded: " + strings.Join(known, ", ")
 	}

@@ -737,6 +737,8 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 // field a date; contains/starts_with work on text and never get here typed.
 func kindOf(dm *dim) valueKind {
 	switch {
+	case dm.mask != nil:
+		return kindText
 	case dm.f.Datatype == ossie.TypeTime && dm.grain == "":
 		return kindClock
 	case dm.f.IsTime || dm.grain != "":
