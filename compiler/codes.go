@@ -29,6 +29,7 @@ const (
 	CodeInvalidName         = "OSS2013" // name empty, too long (>128) or otherwise unusable
 	CodeInvalidSource       = "OSS2014" // dataset source cannot be read as a table path or query
 	CodeSelfRelationship    = "OSS2015" // a relationship from a dataset to itself
+	CodeGovernanceLeak      = "OSS2030" // a role's rule can be read around: same column through another field or dataset
 
 	CodeExprSyntax      = "OSS3001" // expression does not parse
 	CodeExprNotAllowed  = "OSS3002" // construct outside the bounded grammar (subquery, statement, window in field...)
