@@ -166,9 +166,12 @@ var _ = Describe("governed views read by a BI user", Ordered, func() {
 	BeforeAll(func() {
 		Expect(k8s.Create(suiteCtx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 		createShopTables(schema)
-		// What a DBA sets up once for BI tools: a login role that may use
-		// the view schema and read the views the operator creates there
-		// (default privileges of the operator's role), and nothing else.
+		// One login that may use the view schema and read every view the
+		// operator creates there (default privileges), and nothing else:
+		// the test compares both roles' views through it. In production
+		// each role gets its own login granted its own views only
+		// (docs/operator.md, "BI access"): one login holding every role's
+		// views holds the union of their access.
 		execSQL(fmt.Sprintf(`CREATE ROLE %[1]s LOGIN PASSWORD '%[2]s';
 CREATE SCHEMA %[3]s;
 GRANT USAGE ON SCHEMA %[3]s TO %[1]s;
