@@ -62,6 +62,7 @@ const (
 	CodeTooManyQueries   = "OSS5010" // the server's query slots and queue are full (HTTP 429)
 	CodeHostRefused      = "OSS5011" // a server without authentication got a non-loopback Host (HTTP 403)
 	CodeNotJSON          = "OSS5012" // a server without authentication got a body that is not application/json (HTTP 415)
+	CodeAmbiguousModel   = "OSS5013" // two namespaces publish the model name; address it by namespace (HTTP 409)
 )
 
 // Governance codes (docs/governance.md). They sit in the 2xxx model range:

@@ -35,7 +35,10 @@ func (m *model) visibleTo(ctx context.Context) (plan.Visibility, bool) {
 // see is an unknown model, and the names offered are the visible ones.
 func (s *Server) lookupFor(ctx context.Context, name string) (*model, *Error) {
 	c := s.store.snapshot()
-	if m, ok := c.models[name]; ok {
+	if e := c.ambiguity(name); e != nil {
+		return nil, e
+	}
+	if m, ok := c.lookup(name); ok {
 		if _, visible := m.visibleTo(ctx); visible {
 			return m, nil
 		}

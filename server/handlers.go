@@ -17,7 +17,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
-	m, err := s.lookupFor(r.Context(), r.PathValue("model"))
+	m, err := s.lookupFor(r.Context(), modelPath(r))
 	if err != nil {
 		writeProblem(w, r, err)
 		return
@@ -30,7 +30,7 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("model")
+	name := modelPath(r)
 	q, perr := s.readQuery(w, r, name)
 	if perr != nil {
 		writeProblem(w, r, perr)
@@ -46,7 +46,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("model")
+	name := modelPath(r)
 	q, perr := s.readQuery(w, r, name)
 	if perr != nil {
 		writeProblem(w, r, perr)
