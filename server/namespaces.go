@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"sort"
@@ -22,6 +23,7 @@ import (
 func (c *catalog) qualifyByNamespace(sources map[string]*sourceState) {
 	c.qualified = map[string]*model{}
 	c.ambiguous = map[string][]string{}
+	c.namespace = map[*model]string{}
 	owner := map[string]*sourceState{}
 	for _, st := range sources {
 		if st.src.Namespace == "" {
@@ -32,6 +34,7 @@ func (c *catalog) qualifyByNamespace(sources map[string]*sourceState) {
 			if cur, ok := owner[k]; !ok || newer(st.src, cur.src) {
 				owner[k] = st
 				c.qualified[k] = m
+				c.namespace[m] = st.src.Namespace
 			}
 		}
 	}
@@ -60,12 +63,35 @@ func (c *catalog) lookup(name string) (*model, bool) {
 	return m, ok
 }
 
-// ambiguity is the 409 for a bare name two namespaces provide.
-func (c *catalog) ambiguity(name string) *Error {
+// resolve turns a bare name several namespaces provide into the
+// namespace/name of the one namespace the caller is limited to; a caller
+// that may read several of them, or none, gets the 409 (none: the unknown
+// model, so other namespaces are not revealed).
+func (c *catalog) resolve(ctx context.Context, name string) (string, *Error) {
 	ks, ok := c.ambiguous[name]
 	if !ok {
-		return nil
+		return name, nil
 	}
+	if id := IdentityFrom(ctx); id != nil && len(id.Namespaces) > 0 {
+		var mine []string
+		for _, k := range ks {
+			if ns, _, _ := strings.Cut(k, "/"); slices.Contains(id.Namespaces, ns) {
+				mine = append(mine, k)
+			}
+		}
+		switch len(mine) {
+		case 0:
+			return name, unknownModel(name, nil)
+		case 1:
+			return mine[0], nil
+		}
+		ks = mine
+	}
+	return name, c.ambiguity(name, ks)
+}
+
+// ambiguity is the 409 for a bare name the namespaced models ks provide.
+func (c *catalog) ambiguity(name string, ks []string) *Error {
 	paths := make([]string, len(ks))
 	for i, k := range ks {
 		ns, n, _ := strings.Cut(k, "/")
@@ -83,4 +109,16 @@ func modelPath(r *http.Request) string {
 		return ns + "/" + r.PathValue("model")
 	}
 	return r.PathValue("model")
+}
+
+// inNamespaces reports whether the caller of ctx may read m: callers
+// without a namespace list read every model, others only models of their
+// namespaces.
+func (c *catalog) inNamespaces(ctx context.Context, m *model) bool {
+	id := IdentityFrom(ctx)
+	if id == nil || len(id.Namespaces) == 0 {
+		return true
+	}
+	ns, ok := c.namespace[m]
+	return ok && slices.Contains(id.Namespaces, ns)
 }

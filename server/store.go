@@ -90,6 +90,7 @@ type catalog struct {
 	// providing it when there are several (namespaces.go).
 	qualified map[string]*model
 	ambiguous map[string][]string
+	namespace map[*model]string // the namespace of each namespaced model
 }
 
 var emptyCatalog = &catalog{models: map[string]*model{}, status: map[string]ModelStatus{}, conflicts: map[string]string{}}

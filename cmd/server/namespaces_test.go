@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,7 +22,8 @@ import (
 // kube-apiserver: teams a and b each publish a model named "sales" (a's
 // counts orders, b's sums amounts). Before, the newer ConfigMap was served
 // as /v1/models/sales to every caller; now each is served under its
-// namespace, and the bare name is 409 OSS5013 naming both paths.
+// namespace, the bare name is 409 OSS5013 naming both paths, and a token
+// limited to one namespace reads only its team's model.
 func TestTwoTeamsSameModelName(t *testing.T) {
 	_, kubeconfig := kubetest.Start(t)
 	restCfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
@@ -63,31 +66,52 @@ semantic_model:
 			t.Fatal(err)
 		}
 	}
+	const admin, tokA, tokB = "admin-token-0123456789abcdef", "team-a-token-0123456789abcd", "team-b-token-0123456789abcd"
+	tokens := filepath.Join(t.TempDir(), "tokens.yaml")
+	if err := os.WriteFile(tokens, []byte("tokens:\n"+
+		"  - {name: admin, token: "+admin+", roles: [all]}\n"+
+		"  - {name: a, token: "+tokA+", roles: [all], namespaces: [team-a]}\n"+
+		"  - {name: b, token: "+tokB+", roles: [all], namespaces: [team-b]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	srv := servertest.Start(t, func(addr string) int {
-		return run(ctx, []string{"--kube", "--kubeconfig", kubeconfig, "--namespaces", "team-a,team-b", "--addr", addr})
+		return run(ctx, []string{"--kube", "--kubeconfig", kubeconfig, "--namespaces", "team-a,team-b", "--tokens-file", tokens, "--addr", addr})
 	})
 	srv.WaitReady(t, func() bool {
-		a, _ := srv.Call("GET", "/v1/namespaces/team-a/models/sales", "", "")
-		b, _ := srv.Call("GET", "/v1/namespaces/team-b/models/sales", "", "")
+		a, _ := srv.Call("GET", "/v1/namespaces/team-a/models/sales", "", admin)
+		b, _ := srv.Call("GET", "/v1/namespaces/team-b/models/sales", "", admin)
 		return a == 200 && b == 200
 	})
 	for _, tc := range []struct{ path, want, not string }{
 		{"/v1/namespaces/team-a/models/sales", "a_orders", "b_amount"},
 		{"/v1/namespaces/team-b/models/sales", "b_amount", "a_orders"},
 	} {
-		if code, body := srv.Call("GET", tc.path, "", ""); code != 200 || !strings.Contains(body, tc.want) || strings.Contains(body, tc.not) {
+		if code, body := srv.Call("GET", tc.path, "", admin); code != 200 || !strings.Contains(body, tc.want) || strings.Contains(body, tc.not) {
 			t.Errorf("%s: %d %s", tc.path, code, body)
 		}
 	}
-	if code, body := srv.Call("POST", "/v1/namespaces/team-b/models/sales/sql", `{"metrics":["b_amount"]}`, ""); code != 200 || !strings.Contains(body, "SUM(") {
+	if code, body := srv.Call("POST", "/v1/namespaces/team-b/models/sales/sql", `{"metrics":["b_amount"]}`, admin); code != 200 || !strings.Contains(body, "SUM(") {
 		t.Errorf("team b's plan: %d %s", code, body)
 	}
-	if code, body := srv.Call("POST", "/v1/namespaces/team-a/models/sales/sql", `{"metrics":["b_amount"]}`, ""); code != 400 || !strings.Contains(body, "OSS4002") {
+	if code, body := srv.Call("POST", "/v1/namespaces/team-a/models/sales/sql", `{"metrics":["b_amount"]}`, admin); code != 400 || !strings.Contains(body, "OSS4002") {
 		t.Errorf("team b's metric through team a's model: %d %s", code, body)
 	}
-	code, body := srv.Call("GET", "/v1/models/sales", "", "")
+	code, body := srv.Call("GET", "/v1/models/sales", "", admin)
 	if code != 409 || !strings.Contains(body, "OSS5013") || !strings.Contains(body, "/v1/namespaces/team-a/models/sales") || !strings.Contains(body, "/v1/namespaces/team-b/models/sales") {
 		t.Errorf("bare name: %d %s", code, body)
+	}
+	// A credential limited to one namespace reads its team's model under
+	// the bare name and never sees the other team's.
+	for _, tc := range []struct{ tok, mine, other string }{{tokA, "a_orders", "team-b"}, {tokB, "b_amount", "team-a"}} {
+		if code, body := srv.Call("GET", "/v1/models/sales", "", tc.tok); code != 200 || !strings.Contains(body, tc.mine) {
+			t.Errorf("bare name for %s: %d %s", tc.mine, code, body)
+		}
+		if code, body := srv.Call("GET", "/v1/namespaces/"+tc.other+"/models/sales", "", tc.tok); code != 404 || !strings.Contains(body, "OSS5003") {
+			t.Errorf("the other team's model for %s: %d %s", tc.mine, code, body)
+		}
+		if code, body := srv.Call("GET", "/v1/models", "", tc.tok); code != 200 || strings.Contains(body, tc.other) {
+			t.Errorf("list for %s: %d %s", tc.mine, code, body)
+		}
 	}
 	cancel()
 	if code := srv.Exit(t); code != 0 {
