@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler/expr"
 )
 
@@ -24,7 +25,7 @@ import (
 //
 // Each leak is a CodeGovernanceLeak error at the rule's path naming the
 // field or dataset that reads around it.
-func (gc *govCheck) checkCoverage(base string, r *Role, mc *modelCheck) {
+func (gc *govCheck) checkCoverage(base string, r *ossie.Role, mc *modelCheck) {
 	type guard struct {
 		by     string // dataset.field whose rule protects the column
 		masked bool   // masked (readable as mask text) rather than denied
@@ -105,7 +106,7 @@ func (gc *govCheck) checkCoverage(base string, r *Role, mc *modelCheck) {
 	for d := range mc.m.Datasets {
 		name := mc.m.Datasets[d].Name
 		by, ok := filtered[src(d)]
-		if !ok || by == name || slices.ContainsFunc(r.RowFilters, func(rf RowFilter) bool { return rf.Dataset == name }) {
+		if !ok || by == name || slices.ContainsFunc(r.RowFilters, func(rf ossie.RowFilter) bool { return rf.Dataset == name }) {
 			continue
 		}
 		gc.errorf(CodeGovernanceLeak, base+".row_filters", "role %q filters the rows of %s, but %s reads the same source without a row filter; give %s a row filter too",

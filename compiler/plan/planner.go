@@ -616,6 +616,10 @@ func (s *query) groupSQL(g *group, dims []*dim, filters []dimFilter) (string, er
 			s.fail(compiler.CodeUnreachable, path, fmt.Sprintf("%s cannot be joined to dataset %s: no relationship path connects them", ds, g.home))
 			return false
 		}
+		if msg := ambiguousJoin(s.p.art, s.p.graph, hops, g.home, ds); msg != "" {
+			s.fail(compiler.CodeAmbiguousJoin, path, msg)
+			return false
+		}
 		for cur := ds; cur != g.home && !need[cur]; cur = hops[cur].parent {
 			need[cur] = true
 			if !hops[cur].via.toOne {
