@@ -281,3 +281,21 @@ func TestErrorWording(t *testing.T) {
 		t.Errorf("git show: exit %d %s", code, errs)
 	}
 }
+
+// sql --explain prints the logical plan instead of the SQL, each node with
+// the rewrite that made it; --format json carries both.
+func TestSQLExplain(t *testing.T) {
+	code, out, errs := run(t, "", "sql", "testdata/shop.yaml", "--metrics", "revenue", "--dimensions", "customers.state", "--explain")
+	if code != ExitOK || strings.Contains(out, "SELECT") || !strings.Contains(out, "aggregate g0 at orders by customers.state  [per-home aggregation:") ||
+		!strings.Contains(out, "left join customers along") {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+	code, out, errs = run(t, "", "sql", "testdata/shop.yaml", "--metrics", "revenue", "--explain", "--format", "json")
+	var doc struct {
+		SQL     string `json:"sql"`
+		Explain string `json:"explain"`
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &doc) != nil || !strings.Contains(doc.SQL, "SELECT") || !strings.Contains(doc.Explain, "scan orders") {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+}

@@ -36,13 +36,15 @@ func (e *env) sqlCmd() *cobra.Command {
 		model   string
 		dialect string
 		format  string
+		explain bool
 		opts    compiler.CompileOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "sql FILE",
 		Short: "Plan a metric query and print the SQL it runs",
 		Example: "  ossiectl sql flights.yaml --metrics flight_count,avg_delay --dimensions origin.state,flights.date:month \\\n" +
-			"      --filter 'origin.state:in:CA,NY' --order-by flight_count:desc --limit 10",
+			"      --filter 'origin.state:in:CA,NY' --order-by flight_count:desc --limit 10\n" +
+			"  ossiectl sql flights.yaml --metrics flight_count --dimensions origin.state --explain",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, ok := dialects[strings.ToLower(dialect)]
@@ -72,7 +74,14 @@ func (e *env) sqlCmd() *cobra.Command {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
 				enc.SetEscapeHTML(false)
+				if explain {
+					return enc.Encode(explainedPlan{p, p.Explain()})
+				}
 				return enc.Encode(p)
+			}
+			if explain {
+				fmt.Fprint(e.stdout, p.Explain())
+				return nil
 			}
 			fmt.Fprintln(e.stdout, p.SQL)
 			return nil
@@ -82,9 +91,16 @@ func (e *env) sqlCmd() *cobra.Command {
 	cmd.Flags().StringVar(&model, "model", "", "model name (required when the file defines several)")
 	cmd.Flags().StringVar(&dialect, "dialect", "duckdb", "SQL dialect: "+dialectNames())
 	cmd.Flags().StringVarP(&format, "format", "f", "sql", "output: sql (the statement) or json (statement, columns, model version)")
+	cmd.Flags().BoolVar(&explain, "explain", false, "print the logical plan (each node with the rewrite that made it and why) instead of the SQL; with --format json, add it as \"explain\"")
 	compileFlags(cmd, &opts)
 	e.gov.register(cmd, true)
 	return cmd
+}
+
+// explainedPlan is the JSON of `sql --explain --format json`.
+type explainedPlan struct {
+	*plan.Plan
+	Explain string `json:"explain"`
 }
 
 func planQuery(e *env, art *compiler.Artifact, q *plan.Query, d dialect.Dialect) (*plan.Plan, error) {

@@ -299,7 +299,7 @@ func withoutRequestID(body []byte) []byte {
 
 var requestIDMember = regexp.MustCompile(`,"request_id":"[0-9a-f]+"`)
 
-func mustQuery(t *testing.T, s string) *plan.Query {
+func mustQuery(t testing.TB, s string) *plan.Query {
 	t.Helper()
 	q, probs := plan.ParseQuery([]byte(s))
 	if probs.HasErrors() {
@@ -324,11 +324,16 @@ func jsonRows(t *testing.T, rows [][]any) [][]any {
 // gets 403 OSS5007 with none of them, and an ungoverned one the SQL.
 func TestSQLPreviewRefusedWhenGoverned(t *testing.T) {
 	f := newGovernedFixture(t)
-	resp, body := f.call(t, "POST", "/v1/models/shop/sql", `{"metrics":["order_count"]}`, bearer(governedToken("state")))
-	p := wantProblem(t, resp, body, 403, "OSS5007")
-	for _, leak := range []string{"SELECT", "WHERE", "state", `"orders"`} {
-		if strings.Contains(p.Detail, leak) {
-			t.Errorf("the problem shows %q: %s", leak, body)
+	for _, q := range []string{`{"metrics":["order_count"]}`, `{"metrics":["order_count"],"explain":true}`} {
+		resp, body := f.call(t, "POST", "/v1/models/shop/sql", q, bearer(governedToken("state")))
+		p := wantProblem(t, resp, body, 403, "OSS5007")
+		for _, leak := range []string{"SELECT", "WHERE", "state", `"orders"`} {
+			if strings.Contains(p.Detail, leak) {
+				t.Errorf("%s: the problem shows %q: %s", q, leak, body)
+			}
+		}
+		if strings.Contains(string(body), "scan ") || strings.Contains(string(body), `"explain"`) {
+			t.Errorf("%s: the refusal carries the plan: %s", q, body)
 		}
 	}
 }

@@ -29,22 +29,6 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, m.detail)
 }
 
-func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
-	name := modelPath(r)
-	q, perr := s.readQuery(w, r, name)
-	if perr != nil {
-		writeProblem(w, r, perr)
-		return
-	}
-	resp, err := s.Answer(r.Context(), name, q)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.cfg.Logger.Debug("answered", "model", resp.Model, "version", resp.ModelVersion, "rows", resp.RowCount, "truncated", resp.Truncated)
-	writeJSON(w, http.StatusOK, resp)
-}
-
 func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 	name := modelPath(r)
 	q, perr := s.readQuery(w, r, name)
@@ -60,7 +44,8 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The SQL of a governed caller spells out its row filters, physical
-	// sources and the expressions behind masked fields.
+	// sources and the expressions behind masked fields; its plan (explain)
+	// names the row filters and masks too.
 	if v, _ := m.visibleTo(r.Context()); v.Governed {
 		writeProblem(w, r, &Error{Status: http.StatusForbidden, Code: compiler.CodeSQLGoverned, Title: "SQL preview not available",
 			Detail: "the planned SQL would show governance rules; use /query for answers, or ossiectl sql to preview the SQL without a role"})
@@ -71,12 +56,27 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: p.SQL, Columns: planColumns(p.Columns)})
+	resp := PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: p.SQL, Columns: planColumns(p.Columns)}
+	if q.Explain {
+		resp.Explain = p.Explain()
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
-// readQuery checks the model first (an unknown model is 404 whatever the
-// body), then reads at most MaxBodyBytes and parses the query strictly.
+// readQuery is readQueryRequest for routes that take only the query.
 func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) (*plan.Query, *Error) {
+	req, err := s.readQueryRequest(w, r, name)
+	if err != nil {
+		return nil, err
+	}
+	return &req.Query, nil
+}
+
+// readQueryRequest checks the model first (an unknown model is 404 whatever
+// the body), then reads at most MaxBodyBytes and parses the request
+// strictly; only a body that fails to parse is decoded a second time, for
+// a problem in plain words.
+func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name string) (*queryRequest, *Error) {
 	if _, err := s.lookupFor(r.Context(), name); err != nil {
 		return nil, err
 	}
@@ -89,20 +89,20 @@ func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) 
 		}
 		return nil, &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid query", Detail: "cannot read the request body"}
 	}
-	if probs := decodeProblems(body); len(probs) > 0 {
-		return nil, queryProblems(probs)
+	req, err := parseQueryRequest(body)
+	if err != nil {
+		if probs := decodeProblems(body); len(probs) > 0 {
+			return nil, queryProblems(probs)
+		}
+		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "query body: " + err.Error()}})
 	}
 	if probs := duplicateKeys(body); len(probs) > 0 {
 		return nil, queryProblems(probs)
 	}
-	q, probs := plan.ParseQuery(body)
-	if probs.HasErrors() {
-		return nil, queryProblems(probs)
-	}
-	if e := s.cfg.Limits.checkQuery(q); e != nil {
+	if e := s.cfg.Limits.checkQuery(&req.Query); e != nil {
 		return nil, e
 	}
-	return q, nil
+	return req, nil
 }
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {

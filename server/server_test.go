@@ -391,6 +391,38 @@ func TestSQLEndpoint(t *testing.T) {
 	}
 }
 
+// TestSQLEndpointExplain: "explain": true adds the logical plan, each node
+// naming its rewrite; the SQL is the same as without it, and /query refuses
+// explain rather than ignoring it.
+func TestSQLEndpointExplain(t *testing.T) {
+	f := newFixture(t, nil)
+	resp, body := f.do(t, "POST", "/v1/models/shop/sql", `{"metrics":["revenue"],"dimensions":["customers.state"],"explain":true}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	var p PlanResponse
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"aggregate g0 at orders by customers.state  [per-home aggregation:", "left join customers along", "scan orders  ["} {
+		if !strings.Contains(p.Explain, want) {
+			t.Errorf("explain lacks %q:\n%s", want, p.Explain)
+		}
+	}
+	_, plain := f.do(t, "POST", "/v1/models/shop/sql", `{"metrics":["revenue"],"dimensions":["customers.state"]}`)
+	var q PlanResponse
+	if err := json.Unmarshal(plain, &q); err != nil {
+		t.Fatal(err)
+	}
+	if q.SQL != p.SQL || q.Explain != "" || strings.Contains(string(plain), `"explain"`) {
+		t.Errorf("explain changed the SQL or appeared unasked: %s", plain)
+	}
+	resp, body = f.do(t, "POST", "/v1/models/shop/query", `{"metrics":["revenue"],"explain":true}`)
+	if pr := wantProblem(t, resp, body, 400, compiler.CodeBadQuery); !strings.Contains(pr.Detail, "/sql") {
+		t.Errorf("/query with explain: %s", body)
+	}
+}
+
 func TestBadRequests(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.MaxBodyBytes = 256 })
 	t.Run("unknown metric", func(t *testing.T) {
@@ -475,6 +507,11 @@ type unavailableEngine struct{ *duckdb.Engine }
 
 func (unavailableEngine) Query(ctx context.Context, sql string, maxRows int) (*engine.Result, error) {
 	return nil, &engine.Error{Class: engine.ErrUnavailable, Message: "engine: connection refused", Err: errors.New("dial tcp user:secret@10.0.0.1: refused")}
+}
+
+func (e unavailableEngine) Stream(ctx context.Context, sql string, cols engine.ColumnsFunc, row engine.RowFunc) error {
+	_, err := e.Query(ctx, sql, 0)
+	return err
 }
 
 func TestUnavailableEngineAndReadiness(t *testing.T) {

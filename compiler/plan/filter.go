@@ -167,6 +167,8 @@ func clockLiteral(d dialect.Dialect, s string) (string, error) {
 	return "CAST(" + d.QuoteString(v) + " AS " + d.TypeName("TIME") + ")", nil
 }
 
+var cmp = map[string]string{"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
 // predicate renders `x <op> values` for a normalised op.
 func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now time.Time, loc *time.Location) (string, error) {
 	// QuoteString drops NUL bytes (SQL text cannot carry them), so a value
@@ -201,7 +203,6 @@ func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now 
 		}
 		return out, nil
 	}
-	cmp := map[string]string{"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 	switch op {
 	case "=", "!=":
 		l, err := lits(1, -1)

@@ -18,32 +18,41 @@ const falseSQL = "(1 = 0)"
 // errNoAttribute marks a row filter reading an attribute the caller lacks.
 var errNoAttribute = errors.New("caller attribute not set")
 
-// source is the FROM item of dataset ds: its source, or under a policy
-// restricting ds, the source narrowed to the rows the caller may read.
-// Narrowing the source itself (rather than the query's WHERE) applies the
-// filter wherever the dataset is read — home, joined dimension, filter or
-// a measure's extra dataset — and keeps the query's meaning otherwise
-// unchanged: a governed answer is the ungoverned answer over the data the
-// caller may see.
-func (s *query) source(ds string) string {
-	src := s.pr.source[ds]
-	if s.pol == nil {
-		return src
+// source writes the FROM item of dataset ds: its source, or for a
+// rowFilter (rewrite_governance.go) the source narrowed to the rows the
+// caller may read. Narrowing the source itself (rather than the query's
+// WHERE) applies the filter wherever the dataset is read and keeps the
+// query's meaning otherwise unchanged.
+func (r *renderer) source(ds string, rf *rowFilter) {
+	if rf == nil {
+		r.sql.WriteString(r.pr.source[ds])
+		return
 	}
-	alts, restricted := s.pol.rows[ds]
-	if !restricted {
-		return src
-	}
-	alias := s.d.QuoteIdent(ds)
-	pred, reads := s.rowPredicate(ds, alts)
+	r.sql.WriteString(r.narrowed(ds, rf.alts))
+}
+
+// narrowed is the source of ds narrowed by its role alternatives.
+func (r *renderer) narrowed(ds string, alts [][]compiler.ArtifactRowFilter) string {
+	src := r.pr.source[ds]
+	alias := r.d.QuoteIdent(ds)
+	pred, reads := r.rowPredicate(ds, alts)
 	if len(reads) == 0 {
 		return "(SELECT * FROM " + src + " AS " + alias + " WHERE " + pred + ")"
 	}
-	joins, ok := s.toOneJoins(ds, reads)
+	joins, ok := r.toOneJoins(ds, reads)
 	if !ok {
 		return "(SELECT * FROM " + src + " AS " + alias + " WHERE " + falseSQL + ")"
 	}
 	return "(SELECT " + alias + ".* FROM " + src + " AS " + alias + joins + " WHERE " + pred + ")"
+}
+
+// sourceOf is the FROM item of ds as read inside a row filter: narrowed
+// too when the caller's roles restrict ds.
+func (r *renderer) sourceOf(ds string) string {
+	if alts, restricted := r.b.pol.rows[ds]; restricted {
+		return r.narrowed(ds, alts)
+	}
+	return r.pr.source[ds]
 }
 
 // toOneJoins LEFT JOINs to ds the datasets a row filter of ds reads, along
@@ -52,14 +61,14 @@ func (s *query) source(ds string) string {
 // the caller may see: a filter on orders reading customers.region sees a
 // hidden customer's fields as NULL. ok is false when a dataset is not
 // reached that way (the filter then admits nothing).
-func (s *query) toOneJoins(ds string, reads map[string]bool) (string, bool) {
-	hops, order := s.p.tree(ds)
+func (r *renderer) toOneJoins(ds string, reads map[string]bool) (string, bool) {
+	hops, order := r.p.tree(ds)
 	need := map[string]bool{}
-	for r := range reads {
-		if _, ok := hops[r]; !ok {
+	for rd := range reads {
+		if _, ok := hops[rd]; !ok {
 			return "", false
 		}
-		for cur := r; cur != ds; cur = hops[cur].parent {
+		for cur := rd; cur != ds; cur = hops[cur].parent {
 			if !hops[cur].via.toOne {
 				return "", false
 			}
@@ -71,12 +80,12 @@ func (s *query) toOneJoins(ds string, reads map[string]bool) (string, bool) {
 		if !need[other] {
 			continue
 		}
-		r := hops[other].via.rel
-		conds := make([]string, len(r.FromColumns))
-		for i := range r.FromColumns {
-			conds[i] = s.pr.colSQL(r.From, r.FromColumns[i]) + " = " + s.pr.colSQL(r.To, r.ToColumns[i])
+		rel := hops[other].via.rel
+		conds := make([]string, len(rel.FromColumns))
+		for i := range rel.FromColumns {
+			conds[i] = r.pr.colSQL(rel.From, rel.FromColumns[i]) + " = " + r.pr.colSQL(rel.To, rel.ToColumns[i])
 		}
-		b.WriteString(" LEFT JOIN " + s.source(other) + " AS " + s.d.QuoteIdent(other) + " ON " + strings.Join(conds, " AND "))
+		b.WriteString(" LEFT JOIN " + r.sourceOf(other) + " AS " + r.d.QuoteIdent(other) + " ON " + strings.Join(conds, " AND "))
 	}
 	return b.String(), true
 }
@@ -85,26 +94,27 @@ func (s *query) toOneJoins(ds string, reads map[string]bool) (string, bool) {
 // filters, and lists the other datasets the filters read. A filter that
 // cannot be rendered — an attribute the caller does not have — admits
 // nothing.
-func (s *query) rowPredicate(ds string, alts [][]compiler.ArtifactRowFilter) (string, map[string]bool) {
+func (r *renderer) rowPredicate(ds string, alts [][]compiler.ArtifactRowFilter) (string, map[string]bool) {
+	pol := r.b.pol
 	reads := map[string]bool{}
 	var ors []string
 	for _, alt := range alts {
 		var ands []string
 		for _, rf := range alt {
-			sql, err := expr.Render(rf.Expr.Node, s.d, func(r expr.Ref) (string, error) {
-				if r.Qualifier == compiler.CallerQualifier {
-					v, ok := s.pol.attribute(r.Name)
+			sql, err := expr.Render(rf.Expr.Node, r.d, func(ref expr.Ref) (string, error) {
+				if ref.Qualifier == compiler.CallerQualifier {
+					v, ok := pol.attribute(ref.Name)
 					if !ok {
 						return "", errNoAttribute
 					}
-					return s.d.QuoteString(v), nil
+					return r.d.QuoteString(v), nil
 				}
-				x, ok := s.pr.fieldSQL[fieldKey(r.Qualifier, r.Name)]
+				x, ok := r.pr.fieldSQL[fieldKey(ref.Qualifier, ref.Name)]
 				if !ok {
-					return "", errors.New("row filter reads " + r.Qualifier + "." + r.Name)
+					return "", errors.New("row filter reads " + ref.Qualifier + "." + ref.Name)
 				}
-				if r.Qualifier != ds {
-					reads[r.Qualifier] = true
+				if ref.Qualifier != ds {
+					reads[ref.Qualifier] = true
 				}
 				return "(" + x + ")", nil
 			})
@@ -174,20 +184,4 @@ func maskedField(f *compiler.ArtifactField) *compiler.ArtifactField {
 	c.Datatype = ossie.TypeString
 	c.IsTime = false
 	return &c
-}
-
-// metricNames and fieldNames are the did-you-mean candidates: readable
-// members only, so a suggestion never names a hidden one.
-func (s *query) metricNames() []string {
-	if s.pol == nil {
-		return s.p.metricNames
-	}
-	return s.pol.metricNames
-}
-
-func (s *query) fieldNames() []string {
-	if s.pol == nil {
-		return s.p.fieldNames
-	}
-	return s.pol.fieldNames
 }

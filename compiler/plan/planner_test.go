@@ -1,7 +1,9 @@
 package plan_test
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ossie-dev/ossie/compiler"
@@ -143,5 +145,64 @@ func TestFilterValuesMatchDatatype(t *testing.T) {
 		if len(probs) != 1 || probs[0].Code != compiler.CodeBadFilter || !strings.HasPrefix(probs[0].Path, "filters[0]") {
 			t.Errorf("%s: want one %s at filters[0], got %v", body, compiler.CodeBadFilter, probs)
 		}
+	}
+}
+
+// One Planner serves concurrent queries: each goroutine's plan equals the
+// plan made alone (run with -race to check the shared caches).
+func TestPlanConcurrent(t *testing.T) {
+	p := loadGovernedShop(t)
+	bodies := []string{
+		`{"metrics":["net_revenue","units"],"dimensions":["order_lines.product",{"field":"orders.ordered_at","grain":"month"}],"timezone":"Asia/Tokyo"}`,
+		`{"metrics":["order_count"],"dimensions":["customers.region"],"filters":[{"metric":"revenue","op":"gt","values":[1]}],"limit":2}`,
+	}
+	callers := []*plan.Caller{nil, {Roles: []string{"regional"}, Attributes: map[string]string{"region": "EU"}}, {Roles: []string{"ops"}}}
+	want := map[string]string{}
+	type job struct {
+		key string
+		q   *plan.Query
+		d   dialect.Dialect
+		c   *plan.Caller
+	}
+	var jobs []job
+	for bi, body := range bodies {
+		q, _ := plan.ParseQuery([]byte(body))
+		for ci, c := range callers {
+			for _, d := range []dialect.Dialect{dialect.DuckDB, dialect.Postgres, dialect.Trino} {
+				jobs = append(jobs, job{fmt.Sprint(bi, ci, d.Name()), q, d, c})
+			}
+		}
+	}
+	fresh := loadGovernedShop(t)
+	for _, j := range jobs {
+		pl, probs := fresh.PlanFor(j.q, j.d, j.c)
+		if pl != nil {
+			want[j.key] = pl.SQL
+		} else {
+			want[j.key] = probs.Error()
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, len(jobs)*4)
+	for range 4 {
+		for _, j := range jobs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pl, probs := p.PlanFor(j.q, j.d, j.c)
+				got := probs.Error()
+				if pl != nil {
+					got = pl.SQL
+				}
+				if got != want[j.key] {
+					errs <- j.key + ": " + got
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

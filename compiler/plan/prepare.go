@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/expr"
@@ -30,6 +31,7 @@ type metricPlan struct {
 	combiner expr.Node
 	measures []*measure
 	problem  *compiler.Problem
+	datatype ossie.Datatype // the metric's declared or inferred result type
 }
 
 // prepared caches everything about an artifact that depends only on the
@@ -39,6 +41,13 @@ type prepared struct {
 	fieldSQL map[string]string // "dataset.field" → SQL over alias "dataset"
 	source   map[string]string // dataset → FROM item without alias
 	metrics  map[string]*metricPlan
+	// quoted holds the identifiers a plan names, quoted once: dataset
+	// aliases, "dataset.field" and metric result columns, and the
+	// generated column and alias names.
+	quoted map[string]string
+	// colRefs holds `"alias"."column"` for the common group aliases and
+	// measure columns, and coalesced the same wrapped in COALESCE(…, 0).
+	colRefs, coalesced map[[2]string]string
 	// unsupported lists the model's calls this dialect cannot compute
 	// (OSS3008); a model with any is not planned for this engine.
 	unsupported compiler.Problems
@@ -58,12 +67,27 @@ func (p *Planner) prepared(d dialect.Dialect) *prepared {
 }
 
 func (p *Planner) prepare(d dialect.Dialect) *prepared {
-	pr := &prepared{d: d, fieldSQL: map[string]string{}, source: map[string]string{}, metrics: map[string]*metricPlan{}}
+	pr := &prepared{d: d, fieldSQL: map[string]string{}, source: map[string]string{}, metrics: map[string]*metricPlan{}, quoted: map[string]string{}}
+	quote := func(name string) { pr.quoted[name] = d.QuoteIdent(name) }
+	for _, list := range [][]string{groupAliases[:], measureCols[:], dimCols[:], keyCols[:], {"q", "k", "c", "u"}, p.fieldNames, p.metricNames} {
+		for _, name := range list {
+			quote(name)
+		}
+	}
+	pr.colRefs, pr.coalesced = map[[2]string]string{}, map[[2]string]string{}
+	for _, alias := range append(groupAliases[:], "c") {
+		for _, col := range measureCols {
+			ref := pr.quoted[alias] + "." + pr.quoted[col]
+			pr.colRefs[[2]string{alias, col}] = ref
+			pr.coalesced[[2]string{alias, col}] = "COALESCE(" + ref + ", 0)"
+		}
+	}
 	pr.unsupported = compiler.CheckEngine(p.art, d)
 	for i := range p.art.Datasets {
 		ds := &p.art.Datasets[i]
 		pr.source[ds.Name] = sourceSQL(d, ds.Source)
-		alias := d.QuoteIdent(ds.Name)
+		quote(ds.Name)
+		alias := pr.quoted[ds.Name]
 		for _, f := range ds.Fields {
 			s, err := expr.Render(f.Expr.Node, d, func(r expr.Ref) (string, error) {
 				if r.Qualifier != "" && r.Qualifier != ds.Name {
@@ -79,7 +103,9 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 	}
 	for i := range p.art.Metrics {
 		m := &p.art.Metrics[i]
-		pr.metrics[m.Name] = p.decompose(pr, m, map[string]bool{})
+		mp := p.decompose(pr, m, map[string]bool{})
+		mp.datatype = m.Datatype
+		pr.metrics[m.Name] = mp
 	}
 	return pr
 }

@@ -33,6 +33,10 @@ type Query struct {
 	// Timezone is an IANA zone name; "" means UTC. Time buckets and relative
 	// date ranges are computed in it.
 	Timezone string `json:"timezone,omitempty"`
+	// Explain asks the plan endpoint (POST /v1/models/{model}/sql) for the
+	// logical plan too (Plan.Explain). Planning does not read it; the query
+	// endpoint refuses it.
+	Explain bool `json:"explain,omitempty"`
 }
 
 // Dimension is a group-by member: `dataset.field`, optionally truncated to
@@ -103,11 +107,14 @@ type Column struct {
 	Grain    string `json:"grain,omitempty"`
 }
 
-// Plan is planned SQL plus the columns it returns, in order.
+// Plan is planned SQL plus the columns it returns, in order. Explain
+// prints the logical plan the SQL was rendered from.
 type Plan struct {
 	SQL          string   `json:"sql"`
 	Columns      []Column `json:"columns"`
 	ModelVersion string   `json:"model_version"`
+
+	tree node // the logical plan; nil on a Plan not made by a Planner
 }
 
 // ParseQuery decodes a query body strictly (unknown keys, trailing data and

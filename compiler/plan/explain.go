@@ -1,0 +1,221 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Explain prints the logical plan the SQL was rendered from as an
+// indented tree, root first, one node per line:
+//
+//	<operator>  [<rewrite>: <why it fired>]
+//
+// with the children of a node indented under it (a join's left input
+// first, then the dataset it joins). Lines starting with "·" under a node
+// say how a rewrite changed one of the node's expressions (a mask, the
+// query time zone). The text is for people: its wording may change
+// between versions. "" for a Plan not made by a Planner.
+func (pl *Plan) Explain() string {
+	if pl == nil || pl.tree == nil {
+		return ""
+	}
+	e := &explainer{}
+	e.walk(pl.tree, 0)
+	return e.String()
+}
+
+type explainer struct {
+	strings.Builder
+	proj *project // the projection, for which metrics a measure serves
+}
+
+func (e *explainer) line(depth int, what, rewrite, why string) {
+	e.WriteString(strings.Repeat("  ", depth))
+	e.WriteString(what)
+	e.WriteString("  [")
+	e.WriteString(rewrite)
+	e.WriteString(": ")
+	e.WriteString(why)
+	e.WriteString("]\n")
+}
+
+func (e *explainer) walk(n node, depth int) {
+	switch n := n.(type) {
+	case *limit:
+		what := "limit " + fmt.Sprint(n.n)
+		if n.n < 0 {
+			what = "limit none"
+		}
+		if n.offset > 0 {
+			what += fmt.Sprintf(" offset %d", n.offset)
+		}
+		e.line(depth, what, n.rewrite, "the query's limit and offset, applied after ordering")
+	case *sortNode:
+		var keys, asked, ties []string
+		for _, k := range n.keys {
+			dir := "asc"
+			if k.desc {
+				dir = "desc"
+			}
+			keys = append(keys, k.col+" "+dir)
+			if k.tieBreak {
+				ties = append(ties, k.col)
+			} else {
+				asked = append(asked, k.col)
+			}
+		}
+		var why []string
+		if len(asked) > 0 {
+			why = append(why, "order_by "+strings.Join(asked, ", "))
+		}
+		if len(ties) > 0 {
+			why = append(why, "then the other selected dimensions ("+strings.Join(ties, ", ")+") so the same query always returns rows in the same order")
+		}
+		e.line(depth, "sort "+strings.Join(keys, ", ")+", nulls last", n.rewrite, strings.Join(why, "; "))
+	case *filter:
+		if len(n.metrics) > 0 {
+			var preds []string
+			for _, f := range n.metrics {
+				preds = append(preds, describePred(f.metric, f.op, f.val))
+			}
+			e.line(depth, "filter "+strings.Join(preds, " and "), n.rewrite, "filters on metrics apply to their values at the query grain, after the groups are combined")
+		} else {
+			var preds []string
+			for _, f := range n.dims {
+				preds = append(preds, describePred(f.dm.name, f.op, f.val))
+			}
+			e.line(depth, "filter "+strings.Join(preds, " and "), n.rewrite, "dimension filters restrict the home dataset's rows before aggregation")
+			for _, f := range n.dims {
+				e.dimNotes(depth+1, f.dm, "filter on ")
+			}
+		}
+	case *project:
+		e.proj = n
+		var cols, hidden []string
+		for _, dm := range n.dims {
+			cols = append(cols, dm.name)
+		}
+		for _, m := range n.metrics {
+			if m.visible {
+				cols = append(cols, m.name)
+			} else {
+				hidden = append(hidden, m.name)
+			}
+		}
+		why := "metrics are computed from their measures at the query grain, so ratios are never averaged"
+		if len(hidden) > 0 {
+			why += "; " + strings.Join(hidden, ", ") + " computed but not returned (named by a filter or order_by only)"
+		}
+		e.line(depth, "project "+strings.Join(cols, ", "), n.rewrite, why)
+	case *combine:
+		homes := make([]string, len(n.groups))
+		for i, g := range n.groups {
+			homes[i] = g.alias + " at " + g.home
+		}
+		var what, why string
+		switch n.mode {
+		case combineOne:
+			what, why = "combine "+homes[0], "every measure has home dataset "+n.groups[0].home+": its group is the answer"
+		case combineCross:
+			what, why = "combine "+strings.Join(homes, " × "), fmt.Sprintf("%d home datasets and no dimensions: one row each, side by side", len(n.groups))
+		default:
+			what = "combine " + strings.Join(homes, ", ") + " stacked, grouped on the dimensions"
+			why = fmt.Sprintf("%d home datasets: stacked with UNION ALL and grouped on the dimensions, so a member present in one of them only (or a NULL member) is kept, never lost to a join (chasm trap)", len(n.groups))
+		}
+		e.line(depth, what, n.rewrite, why)
+	case *aggregate:
+		what := "aggregate " + n.alias + " at " + n.home
+		if len(n.dims) > 0 {
+			what += " by " + strings.Join(names(n.dims), ", ")
+		}
+		why := "measures of " + strings.Join(e.servedMetrics(n), ", ") + " read " + n.home + " rows; every measure with this home shares one GROUP BY"
+		if n.keyed {
+			why += "; the dimensions come from the distinct below"
+		}
+		e.line(depth, what, n.rewrite, why)
+		if !n.keyed {
+			for _, dm := range n.dims {
+				e.dimNotes(depth+1, dm, "dimension ")
+			}
+		}
+	case *distinct:
+		hops := make([]string, len(n.fan))
+		for i, f := range n.fan {
+			hops[i] = fmt.Sprintf("%s is reached through one-to-many %s → %s (%s)", describeMember(f.by), f.one, f.many, f.rel)
+		}
+		e.line(depth, fmt.Sprintf("distinct on %s primary key (%s)", n.home, strings.Join(n.key, ", ")), n.rewrite,
+			"distinct on "+n.home+" primary key: "+strings.Join(hops, "; ")+", so each "+n.home+" row counts once per group")
+		for _, dm := range n.dims {
+			e.dimNotes(depth+1, dm, "dimension ")
+		}
+	case *keyJoin:
+		e.line(depth, "join "+n.left.home+" on its primary key", n.rewrite, "each "+n.left.home+" row, once per group, for the measures to aggregate")
+	case *join:
+		kind := "many-to-one " + n.rel.From + " → " + n.rel.To
+		effect := "rows do not repeat"
+		if !n.toOne {
+			kind = "one-to-many " + n.rel.To + " → " + n.rel.From
+			effect = "rows repeat, so a distinct on the home's primary key comes first"
+		}
+		need := "a measure reads it"
+		if n.by.dm != nil {
+			need = describeMember(n.by) + " reads it"
+		}
+		e.line(depth, "left join "+n.dataset+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)
+	case *scan:
+		e.line(depth, "scan "+n.dataset, n.rewrite, "every row of dataset "+n.dataset)
+	case *rowFilter:
+		e.line(depth, "scan "+n.dataset+" with row filters", n.rewrite,
+			fmt.Sprintf("the caller's roles restrict %s (%d alternative(s), ORed): it is read narrowed wherever the query reads it", n.dataset, len(n.alts)))
+	}
+	for _, in := range n.inputs() {
+		e.walk(in, depth+1)
+	}
+}
+
+// dimNotes prints how rewrites changed the computation of dm.
+func (e *explainer) dimNotes(depth int, dm *dim, kind string) {
+	if dm.masked != nil {
+		e.line(depth, "· "+kind+dm.name+" masked ("+string(dm.masked.Mask)+")", rwGovernance, "the caller's roles show this field masked; its values come out as text")
+	}
+	if dm.zone != "" {
+		e.line(depth, "· "+kind+dm.name+" in time zone "+dm.zone, rwTimezone, dm.ds+"."+dm.field+" is a DateTimeTz: converted to wall time in the query time zone before truncation and filtering")
+	}
+}
+
+// servedMetrics names the metrics whose measures g computes.
+func (e *explainer) servedMetrics(g *aggregate) []string {
+	var out []string
+	if e.proj == nil {
+		return out
+	}
+	for _, m := range e.proj.metrics {
+		for _, ms := range m.mp.measures {
+			if ms.home == g.home && !contains(out, m.name) {
+				out = append(out, m.name)
+			}
+		}
+	}
+	return out
+}
+
+func describeMember(m member) string {
+	if m.filter {
+		return "filter on " + m.dm.name
+	}
+	return "dimension " + m.dm.name
+}
+
+func describePred(x, op string, vals []any) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = fmt.Sprintf("%v", v)
+	}
+	switch len(vals) {
+	case 0:
+		return x + " " + op
+	case 1:
+		return x + " " + op + " " + parts[0]
+	}
+	return x + " " + op + " (" + strings.Join(parts, ", ") + ")"
+}

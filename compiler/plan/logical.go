@@ -1,0 +1,193 @@
+package plan
+
+import (
+	"github.com/ossie-dev/ossie/compiler"
+)
+
+// A logical plan is a small tree of relational nodes, built by build from
+// a bound query (build.go) and turned into SQL by render (render.go). The
+// tree of one query, root first:
+//
+//	limit ─ sort ─ filter (metric filters) ─ project ─ combine ─ aggregate …
+//
+// and under each aggregate either a join chain over its home scan, or,
+// when a fan-out is deduplicated, a key join of a distinct over the join
+// chain back to the home scan. Every node records the rewrite that made it
+// and why, which EXPLAIN prints (explain.go).
+//
+// Extension points: a window node (running totals, rolling windows,
+// period-over-period) belongs between project and combine, reading the
+// combined groups ordered by a time dimension; a rollup substitution is a
+// rewrite that replaces an aggregate's input by a scan of a
+// pre-aggregated dataset and says why in its origin.
+type node interface {
+	// madeBy names the rewrite that made the node (see rewrites).
+	madeBy() string
+	// inputs are the node's children, in render order.
+	inputs() []node
+}
+
+// origin is the rewrite that made a node. Why it fired is worded by
+// explain from the node's own fields, so planning spends nothing on text
+// that only EXPLAIN reads.
+type origin struct{ rewrite string }
+
+func (o origin) madeBy() string { return o.rewrite }
+
+// scan reads every row of a dataset, under the alias of its name.
+type scan struct {
+	origin
+	dataset string
+}
+
+// rowFilter narrows a dataset's rows to those the caller may read: its
+// role alternatives are ORed, the filters of one alternative ANDed
+// (docs/governance.md). It replaces the dataset's scan wherever the query
+// reads the dataset.
+type rowFilter struct {
+	origin
+	dataset string
+	alts    [][]compiler.ArtifactRowFilter
+}
+
+// join LEFT JOINs the dataset of right to left along one relationship
+// edge. toOne: the hop goes from the relationship's many side to its one
+// side, so left's rows never repeat; otherwise it fans out.
+type join struct {
+	origin
+	left    node
+	right   node // a scan or rowFilter of dataset
+	dataset string
+	rel     *compiler.ArtifactRelationship
+	toOne   bool
+	by      member // the first dimension or filter that needs the dataset
+}
+
+// filter keeps the rows all of its predicates admit. Below an aggregate it
+// holds dimension filters (dims); above the projection metric filters
+// (metrics); never both.
+type filter struct {
+	origin
+	input   node
+	dims    []dimFilter
+	metrics []metricFilter
+}
+
+// distinct forms the distinct (dimension values, home primary key) rows
+// of its input: each home row then counts once per group, however many
+// rows a one-to-many join gave it. Column dN is dims[N], kN is key[N].
+type distinct struct {
+	origin
+	input node
+	home  string
+	dims  []*dim
+	key   []string // the home dataset's primary-key columns
+	fan   []fanHop // the one-to-many hops that made the rows repeat
+}
+
+// fanHop is a one-to-many hop on the way from a home dataset to a member:
+// from the relationship's one side (one) to its many side (many).
+type fanHop struct {
+	by        member // the dimension or filter that needs the hop
+	rel       string
+	one, many string
+}
+
+// member is a dimension or a dimension filter of the query, named in
+// EXPLAIN as the reason a dataset is joined.
+type member struct {
+	dm     *dim // nil: a measure's read
+	filter bool
+}
+
+// keyJoin joins the home dataset's rows back to a distinct on its primary
+// key: one home row per (group, key).
+type keyJoin struct {
+	origin
+	left  *distinct
+	right node // the home scan or rowFilter
+}
+
+// aggregate computes measures over its input's rows, grouped by dims. Its
+// result has columns dN (dims[N]) and cols[M] (measures[M]); alias names
+// it for combine.
+type aggregate struct {
+	origin
+	input    node
+	home     string
+	alias    string
+	dims     []*dim
+	measures []*measure
+	cols     []string
+	// keyed: dims come from the distinct below (column "k"."dN") instead
+	// of being computed from the home's joins.
+	keyed bool
+}
+
+// combineMode is how the groups of a combine become one row set.
+type combineMode int
+
+const (
+	combineOne   combineMode = iota // one group: its rows as they are
+	combineCross                    // no dimensions: one row per group, cross joined
+	combineStack                    // stacked with UNION ALL, grouped on the dimensions
+)
+
+// combine merges the results of the aggregates, one per home dataset, on
+// the dimensions: a member present in one group only is kept.
+type combine struct {
+	origin
+	groups []*aggregate
+	dims   int
+	mode   combineMode
+}
+
+// project computes the result columns from the combined measures: the
+// dimensions and every metric's combining expression. hidden metrics
+// (named by a filter or order_by only) are computed but not returned.
+type project struct {
+	origin
+	input   *combine
+	dims    []*dim
+	metrics []*selMetric
+	refs    map[string]measureRef // by measure key
+}
+
+// measureRef is where a measure's value is: column col of group alias.
+type measureRef struct {
+	alias, col string
+	countLike  bool // COUNT-family: 0, not NULL, where its group has no row
+}
+
+// sort orders the projected rows; NULLs last on every engine.
+type sortNode struct {
+	origin
+	input node
+	keys  []orderKey
+}
+
+// limit returns at most n rows (n < 0: all) after skipping offset.
+type limit struct {
+	origin
+	input  node
+	n      int
+	offset int
+}
+
+func (n *scan) inputs() []node      { return nil }
+func (n *rowFilter) inputs() []node { return nil }
+func (n *join) inputs() []node      { return []node{n.left, n.right} }
+func (n *filter) inputs() []node    { return []node{n.input} }
+func (n *distinct) inputs() []node  { return []node{n.input} }
+func (n *keyJoin) inputs() []node   { return []node{n.left, n.right} }
+func (n *aggregate) inputs() []node { return []node{n.input} }
+func (n *combine) inputs() []node {
+	out := make([]node, len(n.groups))
+	for i, g := range n.groups {
+		out[i] = g
+	}
+	return out
+}
+func (n *project) inputs() []node  { return []node{n.input} }
+func (n *sortNode) inputs() []node { return []node{n.input} }
+func (n *limit) inputs() []node    { return []node{n.input} }
