@@ -46,7 +46,7 @@ func (e *env) serveCmd() *cobra.Command {
 			if err != nil {
 				return failf("%v", err)
 			}
-			srv, eng, err := local.open(ctx, e, log, server.Config{MaxBodyBytes: maxBody, Auth: a})
+			srv, eng, err := local.open(ctx, e, log, server.Config{MaxBodyBytes: maxBody, Auth: a, AnyHost: auth.AnyHost(addr)})
 			if err != nil {
 				return err
 			}

@@ -17,7 +17,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
-	d, err := s.describe(r.Context(), r.PathValue("model"))
+	d, err := s.describe(r.Context(), modelPath(r))
 	if err != nil {
 		writeProblem(w, r, err)
 		return
@@ -26,7 +26,7 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("model")
+	name := modelPath(r)
 	q, perr := s.readQuery(w, r, name)
 	if perr != nil {
 		writeProblem(w, r, perr)
@@ -100,6 +100,12 @@ func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name s
 			return nil, queryProblems(probs)
 		}
 		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "query body: " + err.Error()}})
+	}
+	if probs := duplicateKeys(body); len(probs) > 0 {
+		return nil, queryProblems(probs)
+	}
+	if e := s.cfg.Limits.checkQuery(&req.Query); e != nil {
+		return nil, e
 	}
 	return req, nil
 }

@@ -72,6 +72,14 @@ type Config struct {
 	// debugging only: that message quotes the planned SQL and physical
 	// names. Governed callers never get it.
 	DebugErrors bool
+	// AnyHost lets a server without Auth answer any Host header and any
+	// body type; by default it answers loopback host names and JSON bodies
+	// only (server/hostcheck.go). The binaries set it for --no-auth on a
+	// non-loopback address.
+	AnyHost bool
+	// Limits bound one query's size and the engine queries in flight
+	// (server/limits.go); zero fields take DefaultLimits.
+	Limits Limits
 	// Auth authenticates every /v1/ request (401 problem otherwise) and
 	// governs it by the caller's roles; its metrics join Registry. Nil:
 	// no authentication, every request ungoverned — for in-process use
@@ -96,6 +104,7 @@ type Server struct {
 	cfg     Config
 	store   *Store
 	metrics *httpMetrics
+	gate    *gate
 	mcpState
 	// cache is nil when Config.CacheBytes is 0.
 	cache *resultCache
@@ -142,7 +151,8 @@ func New(cfg Config) (*Server, error) {
 		cfg.Registry = prometheus.NewRegistry()
 		cfg.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	s := &Server{cfg: cfg, store: store, metrics: newHTTPMetrics()}
+	cfg.Limits = cfg.Limits.withDefaults(cfg.Engine)
+	s := &Server{cfg: cfg, store: store, metrics: newHTTPMetrics(), gate: newGate(cfg.Limits)}
 	if err := registerMetrics(cfg.Registry, s.metrics, store); err != nil {
 		return nil, fmt.Errorf("server: metrics: %w", err)
 	}
@@ -219,6 +229,9 @@ func (s *Server) Handler() http.Handler {
 	route(http.MethodGet, "/v1/models/{model}", s.authed(s.handleDetail))
 	route(http.MethodPost, "/v1/models/{model}/query", s.authed(s.handleQuery))
 	route(http.MethodPost, "/v1/models/{model}/sql", s.authed(s.handleSQL))
+	route(http.MethodGet, "/v1/namespaces/{namespace}/models/{model}", s.authed(s.handleDetail))
+	route(http.MethodPost, "/v1/namespaces/{namespace}/models/{model}/query", s.authed(s.handleQuery))
+	route(http.MethodPost, "/v1/namespaces/{namespace}/models/{model}/sql", s.authed(s.handleSQL))
 	mux.Handle("/mcp", s.authed(s.mcpHandler().ServeHTTP))
 	index, assets := webHandler()
 	mux.Handle("GET /{$}", index)
@@ -230,7 +243,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, &Error{Status: http.StatusNotFound, Detail: "no such endpoint; see /openapi.json"})
 	})
-	return s.middleware(mux)
+	return s.middleware(s.loopbackGuard(mux))
 }
 
 // statusWriter records the status for the access log.

@@ -76,6 +76,9 @@ func (f *fixture) do(t *testing.T, method, path, body string) (*http.Response, [
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -538,7 +541,7 @@ func TestUnavailableEngineAndReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	noModels.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	noModels.Handler().ServeHTTP(rec, localRequest("GET", "/readyz", nil))
 	if rec.Code != 503 {
 		t.Errorf("readyz without models: %d", rec.Code)
 	}
@@ -548,12 +551,12 @@ func TestUnavailableEngineAndReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec = httptest.NewRecorder()
-	planOnly.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/v1/models/shop/sql", strings.NewReader(`{"metrics":["revenue"]}`)))
+	planOnly.Handler().ServeHTTP(rec, localRequest("POST", "/v1/models/shop/sql", strings.NewReader(`{"metrics":["revenue"]}`)))
 	if rec.Code != 200 {
 		t.Errorf("sql without engine: %d %s", rec.Code, rec.Body)
 	}
 	rec = httptest.NewRecorder()
-	planOnly.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/v1/models/shop/query", strings.NewReader(`{"metrics":["revenue"]}`)))
+	planOnly.Handler().ServeHTTP(rec, localRequest("POST", "/v1/models/shop/query", strings.NewReader(`{"metrics":["revenue"]}`)))
 	if rec.Code != 503 {
 		t.Errorf("query without engine: %d %s", rec.Code, rec.Body)
 	}

@@ -145,6 +145,11 @@ type runSpec struct {
 // run answers r on the engine; with cache set it records the answer and
 // keeps it when complete and small enough.
 func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, cache *resultCache) error {
+	release, err := s.admit(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	qctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
 	tail := &answerTail{}
@@ -166,7 +171,7 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, cache *res
 	if cache != nil {
 		rec = &cacheEntry{key: r.key}
 	}
-	err := s.cfg.Engine.Stream(qctx, r.sql, func(cols []engine.Column) error {
+	err = s.cfg.Engine.Stream(qctx, r.sql, func(cols []engine.Column) error {
 		if len(cols) != len(r.cols) {
 			return errUnexpectedColumns
 		}

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -36,6 +38,10 @@ type watchedFile[T any] struct {
 	m     *authMetrics
 
 	cur atomic.Pointer[T]
+	// onMissing, when set, is installed when the file no longer exists
+	// (the tokens file: deletion revokes every token). Nil keeps the last
+	// good value, as for a broken file.
+	onMissing *T
 
 	mu     sync.Mutex
 	digest [sha256.Size]byte // of the content last tried, good or bad
@@ -69,6 +75,19 @@ func (w *watchedFile[T]) reload() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	data, err := os.ReadFile(w.path)
+	if errors.Is(err, fs.ErrNotExist) && w.onMissing != nil {
+		// Secret volumes and editors replace the file by an atomic
+		// rename, so the path never goes missing mid-update: a missing
+		// file was deleted on purpose.
+		if w.cur.Load() != w.onMissing {
+			w.cur.Store(w.onMissing)
+			w.failed.Store(true)
+			w.m.reloads.WithLabelValues(w.kind, "error").Inc()
+			w.log.Error("credentials file deleted: every credential it held is revoked until it is back", "file", w.kind, "path", w.path)
+		}
+		w.digest = [sha256.Size]byte{}
+		return true
+	}
 	if err != nil {
 		// A missing file mid-swap reads again at the next event or poll.
 		if !w.failed.Swap(true) {

@@ -100,7 +100,7 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	cfg := server.Config{MaxRows: o.maxRows, QueryTimeout: o.timeout, MaxBodyBytes: o.maxBody, Logger: log, DebugErrors: o.debugErrors,
-		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL, Audit: &server.AuditOptions{FilterValues: o.auditValues}}
+		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL, AnyHost: o.auth.AnyHost(o.addr), Audit: &server.AuditOptions{FilterValues: o.auditValues}}
 	files := server.ModelFiles{Paths: o.models, Governance: o.governance, Options: compiler.CompileOptions{DefaultCatalog: o.catalog, DefaultSchema: o.schema}}
 	if !o.kube {
 		arts, err := files.Load()
@@ -120,6 +120,10 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 		return 1
 	}
 	defer eng.Close()
+	if err := server.Sandbox(context.WithoutCancel(ctx), eng, cfg.Models); err != nil {
+		log.Error("cannot sandbox the engine", "error", err)
+		return 1
+	}
 	cfg.Engine = eng
 
 	ctx, cancel := context.WithCancel(ctx)

@@ -461,6 +461,8 @@ func isGrain(g string) bool {
 // field a date; contains/starts_with work on text and never get here typed.
 func kindOf(dm *dim) valueKind {
 	switch {
+	case dm.mask != nil:
+		return kindText
 	case dm.f.Datatype == ossie.TypeTime && dm.grain == "":
 		return kindClock
 	case dm.f.IsTime || dm.grain != "":
