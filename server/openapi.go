@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"strings"
@@ -11,23 +12,30 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3gen"
-
-	"github.com/ossie-dev/ossie/api/ossie"
 )
 
-// openAPISkeleton is the written part of the OpenAPI 3.1 description of
-// Handler: paths, prose, security, and the request schemas whose JSON is
-// custom-decoded (Query, Dimension, Filter, Order, AIContext). The
-// response schemas in it are replaced at start by ones generated from the
-// Go types the handlers encode (generatedSchemas), so they cannot drift;
-// a test validates real responses of every route against the result.
+// openAPIPaths is the written part of the OpenAPI 3.1 description of
+// Handler: the operations of the routes (Server.routes), their prose,
+// status codes, headers and content types, and the security schemes —
+// what Go types cannot say. Every component schema is generated from the
+// Go types the handlers decode and encode (requestSchemas,
+// responseSchemas), so the bodies cannot drift; tests check that every
+// registered route is described, that real responses of every route
+// validate, and that the request schemas accept what the strict decoder
+// accepts and refuse what it refuses.
 //
 //go:embed openapi.json
-var openAPISkeleton []byte
+var openAPIPaths []byte
 
-// generatedSchemas maps a component schema name to a value of the Go type
+// requestSchemas maps a component schema name to a value of the Go type a
+// request body is strictly decoded into (unknown keys refused).
+var requestSchemas = map[string]any{
+	"Query": queryRequest{},
+}
+
+// responseSchemas maps a component schema name to a value of the Go type
 // that is encoded as it.
-var generatedSchemas = map[string]any{
+var responseSchemas = map[string]any{
 	"ModelSummary":  ModelSummary{},
 	"ModelDetail":   ModelDetail{},
 	"ResultColumn":  ResultColumn{},
@@ -35,6 +43,34 @@ var generatedSchemas = map[string]any{
 	"PlanResponse":  PlanResponse{},
 	"Problem":       problemDoc{},
 	"ModelStatuses": map[string]ModelStatus{},
+}
+
+// schemaDocs is the prose of generated schemas and their top-level
+// properties ("Schema" or "Schema.property"): Go doc comments are not
+// visible to reflection.
+var schemaDocs = map[string]string{
+	"Query": "A metric query. A dimension is \"dataset.field\" or {field, grain, week_start}; a filter has exactly one of field " +
+		"(before aggregation) or metric (after aggregation), an op (=, !=, in, not_in, gt, gte, lt, lte, between, contains, " +
+		"starts_with, is_null, is_not_null, in_date_range, and their aliases) and values or value; an order has a key and dir " +
+		"(asc or desc). Grains: hour, day, week, month, quarter, year; week_start: monday or sunday.",
+	"Query.metrics":               "Metric names",
+	"Query.limit":                 "Rows of the page; absent: no limit (the server's row cap still applies and is reported)",
+	"Query.timezone":              "IANA time zone for time buckets and relative date ranges; default UTC",
+	"Query.explain":               "POST /sql only: also return the logical plan as an indented tree (refused by /query)",
+	"Query.total":                 "Also return total: the row count without limit and offset (pagination)",
+	"QueryResponse.model_version": "sha256:<hex> of the canonical model spec",
+	"QueryResponse.cached":        "the answer comes from the result cache",
+	"QueryResponse.age_ms":        "when cached: milliseconds since the answer was computed",
+	"QueryResponse.row_count":     "trailer: follows the rows",
+	"QueryResponse.truncated":     "trailer: true when a row beyond the server's row cap existed",
+	"QueryResponse.total":         "trailer, when the query asked for total: rows without limit and offset",
+	"PlanResponse.explain":        "The logical plan, one node per line with the rewrite that made it and why; present when the query set explain",
+	"ResultColumn.kind":           "dimension or metric",
+	"ResultColumn.type":           "Ossie datatype: String, Integer, Decimal, Float, Boolean, Date, Time, DateTime, DateTimeTz or Opaque",
+	"ModelStatuses":               "Model name to the version and source serving it, and why its newest published version was refused",
+	"Problem":                     "RFC 9457 problem details plus the Ossie code and every finding.",
+	"Problem.code":                "Stable Ossie code, OSSnnnn",
+	"Problem.request_id":          "The X-Request-Id of the request; the server logs the engine's message of an engine failure under it (the detail never carries it)",
 }
 
 var openAPIDoc = sync.OnceValues(buildOpenAPI)
@@ -50,61 +86,143 @@ func OpenAPI() []byte {
 
 func buildOpenAPI() ([]byte, error) {
 	var doc map[string]any
-	if err := json.Unmarshal(openAPISkeleton, &doc); err != nil {
-		return nil, fmt.Errorf("openapi skeleton: %w", err)
+	if err := json.Unmarshal(openAPIPaths, &doc); err != nil {
+		return nil, fmt.Errorf("openapi paths: %w", err)
 	}
-	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
-	for name, v := range generatedSchemas {
-		ref, err := openapi3gen.NewSchemaRefForValue(v, nil, openapi3gen.SchemaCustomizer(customizeSchema))
-		if err != nil {
-			return nil, fmt.Errorf("openapi schema %s: %w", name, err)
+	schemas := map[string]any{}
+	for _, set := range []struct {
+		types   map[string]any
+		request bool
+	}{{requestSchemas, true}, {responseSchemas, false}} {
+		for name, v := range set.types {
+			s, err := generateSchema(v, set.request)
+			if err != nil {
+				return nil, fmt.Errorf("openapi schema %s: %w", name, err)
+			}
+			describe(name, s)
+			schemas[name] = s
 		}
-		b, err := json.Marshal(ref.Value)
-		if err != nil {
-			return nil, err
-		}
-		var gen map[string]any
-		if err := json.Unmarshal(b, &gen); err != nil {
-			return nil, err
-		}
-		// The written description of the schema stays.
-		if old, ok := schemas[name].(map[string]any); ok && old["description"] != nil {
-			gen["description"] = old["description"]
-		}
-		schemas[name] = gen
 	}
+	doc["components"].(map[string]any)["schemas"] = schemas
+	addNamespacedPaths(doc["paths"].(map[string]any))
 	return json.MarshalIndent(doc, "", "  ")
 }
 
-var aiContextType = reflect.TypeFor[ossie.AIContext]()
+// generateSchema reflects the JSON schema of v's type with openapi3gen and
+// returns it as plain JSON values.
+func generateSchema(v any, request bool) (map[string]any, error) {
+	custom := func(_ string, t reflect.Type, _ reflect.StructTag, s *openapi3.Schema) error {
+		return customizeSchema(t, s, request)
+	}
+	ref, err := openapi3gen.NewSchemaRefForValue(v, nil, openapi3gen.SchemaCustomizer(custom))
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(ref.Value)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(b, &out)
+}
 
-// customizeSchema adds what struct tags say and reflection cannot see:
-// fields without omitempty are required, values of `any` may be null,
-// and an ai_context is text or an object (its custom JSON form).
-func customizeSchema(_ string, t reflect.Type, _ reflect.StructTag, s *openapi3.Schema) error {
+func describe(name string, s map[string]any) {
+	if d, ok := schemaDocs[name]; ok {
+		s["description"] = d
+	}
+	props, _ := s["properties"].(map[string]any)
+	for p, v := range props {
+		if d, ok := schemaDocs[name+"."+p]; ok {
+			v.(map[string]any)["description"] = d
+		}
+	}
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// customizeSchema adds what the JSON encoding of a type says and plain
+// reflection cannot see:
+//   - in responses, fields without omitempty are required (encoding/json
+//     always writes them); a request body may omit any key (it decodes as
+//     the zero value, and the planner reports what a query lacks);
+//   - a struct decoded strictly (request) refuses unknown keys;
+//   - values of `any` may be null;
+//   - a type whose UnmarshalJSON accepts a JSON string as well as its
+//     object form (plan.Dimension, ossie.AIContext) is oneOf a string or
+//     that object.
+func customizeSchema(t reflect.Type, s *openapi3.Schema, request bool) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch {
-	case t == aiContextType:
-		*s = openapi3.Schema{OneOf: openapi3.SchemaRefs{
-			{Value: openapi3.NewStringSchema()},
-			{Value: openapi3.NewObjectSchema()},
-		}}
-	case t.Kind() == reflect.Interface:
+	switch t.Kind() {
+	case reflect.Interface:
 		s.Nullable = true
-	case t.Kind() == reflect.Struct:
-		s.Required = nil
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" || name == "-" || strings.Contains(opts, "omitempty") {
-				continue
-			}
-			s.Required = append(s.Required, name)
+		return nil
+	case reflect.Struct:
+	default:
+		return nil
+	}
+	s.Required = nil
+	for _, f := range reflect.VisibleFields(t) {
+		if request {
+			break // a missing key decodes as the zero value
 		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || f.Anonymous || name == "" || name == "-" || strings.Contains(opts, "omitempty") {
+			continue
+		}
+		s.Required = append(s.Required, name)
+	}
+	if request && s.Properties != nil {
+		s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(bool)}
+	}
+	if acceptsString(t) {
+		obj := *s
+		obj.Nullable = false
+		*s = openapi3.Schema{Nullable: s.Nullable, OneOf: openapi3.SchemaRefs{
+			{Value: openapi3.NewStringSchema()},
+			{Value: &obj},
+		}}
 	}
 	return nil
+}
+
+// acceptsString reports whether t has its own UnmarshalJSON that takes a
+// JSON string: its JSON is then a string or an object.
+func acceptsString(t reflect.Type) bool {
+	if !reflect.PointerTo(t).Implements(unmarshalerType) {
+		return false
+	}
+	u := reflect.New(t).Interface().(json.Unmarshaler)
+	return u.UnmarshalJSON([]byte(`"x"`)) == nil
+}
+
+// namespacedPrefix is where the routes of a model served from a
+// Kubernetes namespace live (namespaces.go); each has the same operations
+// as its bare twin under /v1/models/{model}.
+const namespacedPrefix = "/v1/namespaces/{namespace}/models/{model}"
+
+// addNamespacedPaths copies every /v1/models/{model}... path item to its
+// namespaced twin, with the namespace parameter and an operationId of its
+// own.
+func addNamespacedPaths(paths map[string]any) {
+	for p, item := range maps.Clone(paths) {
+		rest, ok := strings.CutPrefix(p, "/v1/models/{model}")
+		if !ok {
+			continue
+		}
+		var twin map[string]any
+		b, _ := json.Marshal(item)
+		_ = json.Unmarshal(b, &twin)
+		params, _ := twin["parameters"].([]any)
+		twin["parameters"] = append([]any{map[string]any{"$ref": "#/components/parameters/namespace"}}, params...)
+		for _, op := range twin {
+			if m, ok := op.(map[string]any); ok && m["operationId"] != nil {
+				m["operationId"] = m["operationId"].(string) + "InNamespace"
+			}
+		}
+		paths[namespacedPrefix+rest] = twin
+	}
 }
 
 func handleOpenAPI(w http.ResponseWriter, r *http.Request) {

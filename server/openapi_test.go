@@ -3,8 +3,12 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -72,5 +76,165 @@ func TestOpenAPIValidatesRealResponses(t *testing.T) {
 				t.Fatalf("response does not match the document: %v\n%s", err, body)
 			}
 		})
+	}
+}
+
+// loadOpenAPI parses and validates the served document.
+func loadOpenAPI(t *testing.T) *openapi3.T {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("the document is invalid: %v", err)
+	}
+	return doc
+}
+
+// docPath is the OpenAPI path of a ServeMux pattern: "/{$}" is "/", and a
+// subtree pattern "/ui/" is "/ui/{asset}".
+func docPath(pattern string) string {
+	p := strings.TrimSuffix(pattern, "{$}")
+	if p != "/" && strings.HasSuffix(p, "/") {
+		p += "{asset}"
+	}
+	return p
+}
+
+// TestOpenAPIDescribesEveryRoute checks that every route Handler registers
+// has its operation in the document, and that the document describes no
+// route Handler does not register.
+func TestOpenAPIDescribesEveryRoute(t *testing.T) {
+	doc := loadOpenAPI(t)
+	srv, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := map[string]bool{}
+	for _, rt := range srv.routes() {
+		p := docPath(rt.pattern)
+		registered[p] = true
+		item := doc.Paths.Value(p)
+		if item == nil {
+			t.Errorf("%s %s is registered but not in the OpenAPI document", rt.method, p)
+			continue
+		}
+		if rt.method == "" {
+			if len(item.Operations()) == 0 {
+				t.Errorf("%s has no operation in the document", p)
+			}
+			continue
+		}
+		if item.GetOperation(rt.method) == nil {
+			t.Errorf("%s %s is registered but the document has no %s operation there", rt.method, p, rt.method)
+		}
+		for m := range item.Operations() {
+			if m != rt.method {
+				t.Errorf("the document describes %s %s, which answers 405", m, p)
+			}
+		}
+	}
+	for p := range doc.Paths.Map() {
+		if !registered[p] {
+			t.Errorf("the document describes %s, which Handler does not register", p)
+		}
+	}
+	if len(registered) < 14 {
+		t.Errorf("only %d routes registered", len(registered))
+	}
+}
+
+// queryLiterals returns every query body written as a raw string in this
+// package's tests (those starting with {"metrics").
+func queryLiterals(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	re := regexp.MustCompile("`(\\{\"metrics\"[^`]*)`")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			if !seen[m[1]] {
+				seen[m[1]] = true
+				out = append(out, m[1])
+			}
+		}
+	}
+	return out
+}
+
+// TestOpenAPIRequestSchemas validates the query bodies of this package's
+// tests, and a few bad ones, against the generated request schema with
+// openapi3filter (path, content type and body of a real route), and
+// checks that the schema accepts exactly what the server's strict decoder
+// accepts.
+func TestOpenAPIRequestSchemas(t *testing.T) {
+	doc := loadOpenAPI(t)
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := queryLiterals(t)
+	if len(bodies) < 40 {
+		t.Fatalf("only %d query bodies found in the tests", len(bodies))
+	}
+	bad := []string{
+		`{"metrics":["revenue"],"limit":"10"}`,
+		`{"metrics":["revenue"],"offset":1.5}`,
+		`{"metrics":["revenue"],"dimensions":[{"field":"orders.order_date","grain":"month","tz":"UTC"}]}`,
+		`{"metrics":["revenue"],"dimensions":[7]}`,
+		`{"metrics":["revenue"],"filters":[{"field":"orders.status","op":"=","values":["x"],"negate":true}]}`,
+		`{"metrics":["revenue"],"filters":[{"field":"orders.status","op":"=","values":"x"}]}`,
+		`{"metrics":["revenue"],"order_by":[{"key":"revenue","dir":1}]}`,
+		`{"metrics":["revenue"],"order_by":["revenue"]}`,
+		`{"metrics":["revenue"],"total":"yes"}`,
+		`{"metrics":["revenue"],"role":"admin"}`,
+		`["revenue"]`,
+	}
+	var accepted, refused int
+	for _, body := range append(bodies, bad...) {
+		for _, path := range []string{"/v1/models/shop/query", "/v1/models/shop/sql", "/v1/namespaces/team/models/shop/query"} {
+			req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1"+path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			route, params, err := router.FindRoute(req)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			verr := openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+				Request: req, PathParams: params, Route: route,
+				Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+			})
+			_, derr := parseQueryRequest([]byte(body))
+			if !json.Valid([]byte(body)) {
+				// Not one JSON value: a matter of the body's syntax, which
+				// a schema does not describe; the server must refuse it.
+				if derr == nil {
+					t.Errorf("the server accepts %s", body)
+				}
+				continue
+			}
+			switch {
+			case verr == nil && derr != nil:
+				t.Errorf("%s: the schema accepts %s, the server refuses it: %v", path, body, derr)
+			case verr != nil && derr == nil:
+				t.Errorf("%s: the schema refuses %s, the server accepts it: %v", path, body, verr)
+			case verr == nil:
+				accepted++
+			default:
+				refused++
+			}
+		}
+	}
+	t.Logf("%d bodies from the tests; %d validations accepted, %d refused", len(bodies), accepted, refused)
+	if refused < 3*len(bad) {
+		t.Errorf("only %d refusals; every bad body must be refused", refused)
 	}
 }
