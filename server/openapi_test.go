@@ -52,6 +52,17 @@ func TestOpenAPIValidatesRealResponses(t *testing.T) {
 		{"POST", "/v1/models/shop/query", `{"metrics":["revenu"]}`, state, 400},
 		{"POST", "/v1/models/slow/sql", `{"metrics":["rows"]}`, auditor, 200},
 		{"POST", "/v1/models/shop/sql", `{"metrics":["order_count"]}`, state, 403},
+		{"POST", "/v1/models/shop/query", `{"metrics":["order_count"],"dimensions":["orders.status"],"limit":1,"total":true}`, state, 200},
+		{"POST", "/v1/models/shop/query", `{"metrics":["order_count"],"dimensions":["orders.status"]}`, withAccept(state, "text/csv"), 200},
+		{"POST", "/v1/models/shop/query", `{"metrics":["order_count"],"dimensions":["orders.status"]}`, withAccept(state, "application/vnd.apache.arrow.stream"), 200},
+		{"POST", "/v1/models/slow/sql", `{"metrics":["rows"],"explain":true}`, auditor, 200},
+		{"POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, withAccept(state, "application/json, text/event-stream"), 200},
+		{"POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil, 401},
+		{"GET", "/", "", nil, 200},
+		{"GET", "/ui/app.js", "", nil, 200},
+		{"GET", "/ui/style.css", "", nil, 200},
+		{"GET", "/openapi.json", "", nil, 200},
+		{"GET", "/metrics", "", nil, 200},
 		{"GET", "/healthz", "", nil, 200},
 		{"GET", "/readyz", "", nil, 200},
 	} {
@@ -65,6 +76,14 @@ func TestOpenAPIValidatesRealResponses(t *testing.T) {
 			route, params, err := router.FindRoute(req)
 			if err != nil {
 				t.Fatalf("no route in the document: %v", err)
+			}
+			if c.method == "POST" && strings.HasPrefix(c.path, "/v1/") {
+				in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+					Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+				if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+					t.Fatalf("the request does not match the document: %v", err)
+				}
+				req.Body = io.NopCloser(strings.NewReader(c.body))
 			}
 			in := &openapi3filter.ResponseValidationInput{
 				RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
@@ -80,6 +99,26 @@ func TestOpenAPIValidatesRealResponses(t *testing.T) {
 }
 
 // loadOpenAPI parses and validates the served document.
+func withAccept(h http.Header, accept string) http.Header {
+	h = h.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Accept", accept)
+	h.Set("Content-Type", "application/json")
+	return h
+}
+
+// The explorer's files are text the validator has no decoder for.
+func init() {
+	for _, ct := range []string{"text/html", "text/javascript", "text/css"} {
+		openapi3filter.RegisterBodyDecoder(ct, func(r io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+			b, err := io.ReadAll(r)
+			return string(b), err
+		})
+	}
+}
+
 func loadOpenAPI(t *testing.T) *openapi3.T {
 	t.Helper()
 	doc, err := openapi3.NewLoader().LoadFromData(OpenAPI())
