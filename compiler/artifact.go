@@ -17,18 +17,47 @@ const ArtifactFormat = "ossie.dev/artifact/v1"
 // and no formatting; reformatting, reordering keys or editing comments of a
 // document keeps the version, any semantic change alters it.
 type Artifact struct {
-	Format          string                 `json:"format"`
-	Version         string                 `json:"version"`
-	DocumentVersion string                 `json:"document_version"`
-	Name            string                 `json:"name"`
-	Description     string                 `json:"description,omitempty"`
-	AIContext       *ossie.AIContext       `json:"ai_context,omitempty"`
-	Datasets        []ArtifactDataset      `json:"datasets"`
-	Relationships   []ArtifactRelationship `json:"relationships,omitempty"`
-	Metrics         []ArtifactMetric       `json:"metrics,omitempty"`
+	Format          string `json:"format"`
+	Version         string `json:"version"`
+	DocumentVersion string `json:"document_version"`
+	Name            string `json:"name"`
+	Doc
+	Datasets      []ArtifactDataset      `json:"datasets"`
+	Relationships []ArtifactRelationship `json:"relationships,omitempty"`
+	Metrics       []ArtifactMetric       `json:"metrics,omitempty"`
 	// Governance is set when the document came with governance (roles,
 	// row filters, masks; docs/governance.md); nil means ungoverned.
 	Governance *ArtifactGovernance `json:"governance,omitempty"`
+}
+
+// The *Doc types are what a model, dataset, field or metric says about
+// itself to its readers (people and AI agents), copied from the document
+// as written. They are embedded in the artifact types (their keys are
+// inlined in the artifact JSON) and in the server's metadata responses
+// (package server, GET /v1/models/{model}), which show them as they are:
+// a field added here reaches both.
+
+// Doc is the description and ai_context of a model or a dataset.
+type Doc struct {
+	Description string           `json:"description,omitempty"`
+	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
+}
+
+// FieldDoc is what a field says about itself; IsTime is the resolved time
+// flag (ossie.Field.IsTime).
+type FieldDoc struct {
+	Label       string           `json:"label,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Datatype    ossie.Datatype   `json:"datatype,omitempty"`
+	IsTime      bool             `json:"is_time"`
+	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
+}
+
+// MetricDoc is what a metric says about itself.
+type MetricDoc struct {
+	Description string           `json:"description,omitempty"`
+	Datatype    ossie.Datatype   `json:"datatype,omitempty"`
+	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
 }
 
 // SourceKind of a resolved dataset source.
@@ -51,28 +80,23 @@ type ResolvedSource struct {
 
 // ArtifactDataset is a dataset with resolved source and typed fields.
 type ArtifactDataset struct {
-	Name        string           `json:"name"`
-	Description string           `json:"description,omitempty"`
-	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
-	Source      ResolvedSource   `json:"source"`
-	PrimaryKey  []string         `json:"primary_key,omitempty"`
-	UniqueKeys  [][]string       `json:"unique_keys,omitempty"`
-	Fields      []ArtifactField  `json:"fields"`
+	Name string `json:"name"`
+	Doc
+	Source     ResolvedSource  `json:"source"`
+	PrimaryKey []string        `json:"primary_key,omitempty"`
+	UniqueKeys [][]string      `json:"unique_keys,omitempty"`
+	Fields     []ArtifactField `json:"fields"`
 }
 
 // ArtifactField is a field with its selected portable expression parsed into
 // a typed tree. Refs in Expr are physical columns of the dataset source.
 type ArtifactField struct {
-	Name        string                    `json:"name"`
-	Label       string                    `json:"label,omitempty"`
-	Description string                    `json:"description,omitempty"`
-	Datatype    ossie.Datatype            `json:"datatype,omitempty"`
-	IsTime      bool                      `json:"is_time"`
-	AIContext   *ossie.AIContext          `json:"ai_context,omitempty"`
-	Dialect     ossie.Dialect             `json:"dialect"`
-	SQL         string                    `json:"sql"`
-	Expr        expr.Expr                 `json:"expr"`
-	Dialects    []ossie.DialectExpression `json:"dialects,omitempty"`
+	Name string `json:"name"`
+	FieldDoc
+	Dialect  ossie.Dialect             `json:"dialect"`
+	SQL      string                    `json:"sql"`
+	Expr     expr.Expr                 `json:"expr"`
+	Dialects []ossie.DialectExpression `json:"dialects,omitempty"`
 }
 
 // ArtifactRelationship is a many-to-one join: From (many) → To (one), columns
@@ -94,16 +118,14 @@ type ArtifactRelationship struct {
 // resolved: Qualifier is a dataset and Name one of its fields, or Qualifier
 // is "" and Name is another metric (listed in DependsOn).
 type ArtifactMetric struct {
-	Name        string                    `json:"name"`
-	Description string                    `json:"description,omitempty"`
-	Datatype    ossie.Datatype            `json:"datatype,omitempty"`
-	AIContext   *ossie.AIContext          `json:"ai_context,omitempty"`
-	Dialect     ossie.Dialect             `json:"dialect"`
-	SQL         string                    `json:"sql"`
-	Expr        expr.Expr                 `json:"expr"`
-	Dialects    []ossie.DialectExpression `json:"dialects,omitempty"`
-	DependsOn   []string                  `json:"depends_on,omitempty"`
-	Datasets    []string                  `json:"datasets,omitempty"`
+	Name string `json:"name"`
+	MetricDoc
+	Dialect   ossie.Dialect             `json:"dialect"`
+	SQL       string                    `json:"sql"`
+	Expr      expr.Expr                 `json:"expr"`
+	Dialects  []ossie.DialectExpression `json:"dialects,omitempty"`
+	DependsOn []string                  `json:"depends_on,omitempty"`
+	Datasets  []string                  `json:"datasets,omitempty"`
 	// RowsOf is the dataset whose rows the metric's ref-less aggregates
 	// (COUNT(*), SUM(1)) count; "" when it has none. Chosen at compile time:
 	// the only dataset its other aggregates read, else the model's only

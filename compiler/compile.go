@@ -76,8 +76,7 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 		Version:         version,
 		DocumentVersion: docVersion,
 		Name:            m.Name,
-		Description:     m.Description,
-		AIContext:       m.AIContext,
+		Doc:             Doc{Description: m.Description, AIContext: m.AIContext},
 		Datasets:        make([]ArtifactDataset, len(m.Datasets)),
 	}
 	for d := range m.Datasets {
@@ -87,12 +86,11 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 			src.Table = withDefaults(src.Table, opts)
 		}
 		ad := ArtifactDataset{
-			Name:        ds.Name,
-			Description: ds.Description,
-			AIContext:   ds.AIContext,
-			Source:      src,
-			PrimaryKey:  slices.Clone(ds.PrimaryKey),
-			Fields:      make([]ArtifactField, len(ds.Fields)),
+			Name:       ds.Name,
+			Doc:        Doc{Description: ds.Description, AIContext: ds.AIContext},
+			Source:     src,
+			PrimaryKey: slices.Clone(ds.PrimaryKey),
+			Fields:     make([]ArtifactField, len(ds.Fields)),
 		}
 		for _, k := range ds.UniqueKeys {
 			ad.UniqueKeys = append(ad.UniqueKeys, slices.Clone(k))
@@ -101,16 +99,13 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 			fl := &ds.Fields[f]
 			ce := mc.fieldExprs[d][f]
 			ad.Fields[f] = ArtifactField{
-				Name:        fl.Name,
-				Label:       fl.Label,
-				Description: fl.Description,
-				Datatype:    fl.Datatype,
-				IsTime:      fl.IsTime(),
-				AIContext:   fl.AIContext,
-				Dialect:     ce.dialect,
-				SQL:         ce.sql,
-				Expr:        exprOf(ce),
-				Dialects:    slices.Clone(fl.Expression.Dialects),
+				Name: fl.Name,
+				FieldDoc: FieldDoc{Label: fl.Label, Description: fl.Description, Datatype: fl.Datatype,
+					IsTime: fl.IsTime(), AIContext: fl.AIContext},
+				Dialect:  ce.dialect,
+				SQL:      ce.sql,
+				Expr:     exprOf(ce),
+				Dialects: slices.Clone(fl.Expression.Dialects),
 			}
 		}
 		art.Datasets[d] = ad
@@ -131,16 +126,14 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 		mt := &m.Metrics[i]
 		cm := mc.metricExprs[i]
 		am := ArtifactMetric{
-			Name:        mt.Name,
-			Description: mt.Description,
-			Datatype:    mt.Datatype,
-			AIContext:   mt.AIContext,
-			Dialect:     cm.dialect,
-			SQL:         cm.sql,
-			Expr:        exprOf(cm.checkedExpr),
-			Dialects:    slices.Clone(mt.Expression.Dialects),
-			DependsOn:   cm.deps,
-			Datasets:    cm.datasets,
+			Name:      mt.Name,
+			MetricDoc: MetricDoc{Description: mt.Description, Datatype: mt.Datatype, AIContext: mt.AIContext},
+			Dialect:   cm.dialect,
+			SQL:       cm.sql,
+			Expr:      exprOf(cm.checkedExpr),
+			Dialects:  slices.Clone(mt.Expression.Dialects),
+			DependsOn: cm.deps,
+			Datasets:  cm.datasets,
 		}
 		if cm.star >= 0 {
 			am.RowsOf = m.Datasets[cm.star].Name

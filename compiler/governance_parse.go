@@ -3,6 +3,8 @@ package compiler
 import (
 	"encoding/json"
 	"math"
+
+	"github.com/ossie-dev/ossie/api/ossie"
 )
 
 // governanceRoot is the path prefix of every governance problem: the
@@ -46,7 +48,7 @@ func ParseGovernance(data []byte) (*Governance, Problems) {
 	w.object(root, governanceRoot, "governance", []key{
 		{name: "attributes", read: func(n *ynode, path string) {
 			w.list(n, path, "a list of attributes", func(n *ynode, path string) {
-				var a GovernanceAttribute
+				var a ossie.GovernanceAttribute
 				if w.object(n, path, "attribute", []key{
 					{name: "name", required: true, read: w.str(&a.Name)},
 					{name: "description", read: w.str(&a.Description)},
@@ -57,7 +59,7 @@ func ParseGovernance(data []byte) (*Governance, Problems) {
 		}},
 		{name: "roles", read: func(n *ynode, path string) {
 			w.list(n, path, "a list of roles", func(n *ynode, path string) {
-				var r Role
+				var r ossie.Role
 				if w.object(n, path, "role", roleKeys(w, &r)) {
 					g.Roles = append(g.Roles, r)
 				}
@@ -78,7 +80,7 @@ func ParseGovernance(data []byte) (*Governance, Problems) {
 	return g, w.probs
 }
 
-func roleKeys(w *walker, r *Role) []key {
+func roleKeys(w *walker, r *ossie.Role) []key {
 	access := func(dst **Access) func(*ynode, string) {
 		return func(n *ynode, path string) {
 			a := &Access{}
@@ -97,7 +99,7 @@ func roleKeys(w *walker, r *Role) []key {
 		{name: "fields", read: access(&r.Fields)},
 		{name: "row_filters", read: func(n *ynode, path string) {
 			w.list(n, path, "a list of row filters", func(n *ynode, path string) {
-				var f RowFilter
+				var f ossie.RowFilter
 				if w.object(n, path, "row filter", []key{
 					{name: "dataset", required: true, read: w.str(&f.Dataset)},
 					{name: "expression", required: true, read: w.str(&f.Expression)},
@@ -111,7 +113,7 @@ func roleKeys(w *walker, r *Role) []key {
 				var m Mask
 				if w.object(n, path, "mask", []key{
 					{name: "field", required: true, read: w.str(&m.Field)},
-					{name: "mask", required: true, read: enum(w, &m.Mask, MaskKinds, "mask kind")},
+					{name: "mask", required: true, read: enum(w, &m.Mask, ossie.MaskKinds, "mask kind")},
 					{name: "value", read: w.str(&m.Value)},
 					{name: "keep_first", read: w.count(&m.KeepFirst)},
 					{name: "keep_last", read: w.count(&m.KeepLast)},

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ossie-dev/ossie/api/ossie"
+
 	"github.com/ossie-dev/ossie/compiler/expr"
 )
 
@@ -204,7 +206,7 @@ func (gc *govCheck) checkMask(p string, m Mask) {
 
 // rowFilter compiles rf for model mc when mc has its dataset; ok is false
 // when it does not, or on any problem (reported).
-func (gc *govCheck) rowFilter(mc *modelCheck, p string, rf RowFilter) (ArtifactRowFilter, bool) {
+func (gc *govCheck) rowFilter(mc *modelCheck, p string, rf ossie.RowFilter) (ArtifactRowFilter, bool) {
 	d, found := mc.datasets.exact[rf.Dataset]
 	if !found {
 		return ArtifactRowFilter{}, false

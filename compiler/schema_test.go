@@ -276,22 +276,16 @@ func TestSchemaKeysMatchParser(t *testing.T) {
 		if def != "" {
 			obj = defs[def].(map[string]any)
 		}
-		var schemaKeys, schemaRequired, goKeys, goRequired []string
+		var schemaKeys, schemaRequired []string
 		for k := range obj["properties"].(map[string]any) {
 			schemaKeys = append(schemaKeys, k)
 		}
 		if r, ok := obj["required"]; ok {
 			schemaRequired = stringsOf(r)
 		}
-		for _, k := range keys {
-			goKeys = append(goKeys, k.name)
-			if k.required {
-				goRequired = append(goRequired, k.name)
-			}
-		}
-		for _, l := range [][]string{schemaKeys, schemaRequired, goKeys, goRequired} {
-			sort.Strings(l)
-		}
+		goKeys, goRequired := keyNames(keys)
+		sort.Strings(schemaKeys)
+		sort.Strings(schemaRequired)
 		if !slices.Equal(schemaKeys, goKeys) {
 			t.Errorf("%s: schema keys %v, parser keys %v", def, schemaKeys, goKeys)
 		}

@@ -2,7 +2,6 @@ package operator_test
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/operator"
 )
@@ -64,18 +64,15 @@ func TestCRDSchema(t *testing.T) {
 		t.Fatalf("a valid manifest is refused: %v", err)
 	}
 	sm := f.get("shop")
-	var ai map[string]any
-	if err := json.Unmarshal(sm.Spec.SemanticModel[0].AIContext.Raw, &ai); err != nil {
-		t.Fatal(err)
+	model := sm.Spec.SemanticModel[0]
+	if hint, _ := json.Marshal(model.AIContext.Extra["vendor_hint"]); string(hint) != `{"deep":[1,2]}` {
+		t.Errorf("ai_context object not kept: %+v", model.AIContext)
 	}
-	if hint, _ := json.Marshal(ai["vendor_hint"]); string(hint) != `{"deep":[1,2]}` {
-		t.Errorf("ai_context object not kept: %s", sm.Spec.SemanticModel[0].AIContext.Raw)
+	if ai := model.Datasets[0].AIContext; ai == nil || !ai.IsText || ai.Text != "One row per order." {
+		t.Errorf("ai_context string not kept: %+v", ai)
 	}
-	if got := string(sm.Spec.SemanticModel[0].Datasets[0].AIContext.Raw); got != `"One row per order."` {
-		t.Errorf("ai_context string not kept: %s", got)
-	}
-	if got := string(sm.Spec.SemanticModel[0].Datasets[0].Source.Raw); !strings.Contains(got, `"object":"main.orders"`) {
-		t.Errorf("source object not kept: %s", got)
+	if src := model.Datasets[0].Source; src.Form != ossie.SourceFormTable || src.Object != "main.orders" {
+		t.Errorf("source object not kept: %+v", src)
 	}
 	if len(sm.Spec.Views) != 1 || len(sm.Spec.Views[0].Filters[0].Values) != 2 || sm.Spec.ViewReclaimPolicy != v1alpha1.ViewReclaimRetain || sm.Spec.Governance.Roles[0].Name != "analyst" {
 		t.Errorf("views/governance not kept: %+v %+v", sm.Spec.Views, sm.Spec.Governance)

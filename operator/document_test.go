@@ -68,13 +68,8 @@ func TestDocumentRoundTripIsLossless(t *testing.T) {
 		if _, isQueries := spec.(map[string]any)["queries"]; isQueries {
 			continue
 		}
-		u := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "ossie.dev/v1alpha1",
-			"kind":       "SemanticModel",
-			"metadata":   map[string]any{"name": fmt.Sprintf("doc-%d", i), "namespace": f.ns},
-			"spec":       spec,
-		}}
-		if err := f.api.Create(f.ctx, u, client.FieldValidation("Strict")); err != nil {
+		u, err := createSpec(f, fmt.Sprintf("doc-%d", i), spec)
+		if err != nil {
 			if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
 				t.Fatalf("%s: %v", rel, err)
 			}
@@ -86,22 +81,10 @@ func TestDocumentRoundTripIsLossless(t *testing.T) {
 			continue
 		}
 		t.Run(rel, func(t *testing.T) {
-			sm := &v1alpha1.SemanticModel{}
-			if err := f.api.Get(f.ctx, client.ObjectKeyFromObject(u), sm); err != nil {
-				t.Fatal(err)
-			}
-			doc, err := operator.DocumentJSON(&sm.Spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, doc := readBack(t, f, u)
 			wantArts, wantProbs := compiler.Load(data, compiler.CompileOptions{})
 			gotArts, gotProbs := compiler.Load(doc, compiler.CompileOptions{})
-			if w, g := versions(wantArts), versions(gotArts); w != g {
-				t.Errorf("versions differ: file %s, spec %s", w, g)
-			}
-			if w, g := problemKeys(wantProbs), problemKeys(gotProbs); w != g {
-				t.Errorf("problems differ:\nfile: %s\nspec: %s", w, g)
-			}
+			sameVerdict(t, wantArts, gotArts, wantProbs, gotProbs)
 		})
 		checked++
 	}
@@ -122,6 +105,45 @@ var knownDifferences = map[string]string{
 	"wrong_type_null_description.yaml": "the API server drops null values of non-nullable fields, so `description: null` arrives as absent (ossiectl refuses it with OSS1003)",
 }
 
+// createSpec creates a SemanticModel with spec as kubectl apply would
+// (strict field validation).
+func createSpec(f *fixture, name string, spec any) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "ossie.dev/v1alpha1",
+		"kind":       "SemanticModel",
+		"metadata":   map[string]any{"name": name, "namespace": f.ns},
+		"spec":       spec,
+	}}
+	return u, f.api.Create(f.ctx, u, client.FieldValidation("Strict"))
+}
+
+// readBack reads the SemanticModel u back from the API server, as the
+// operator's client decodes it, with its document as DocumentJSON writes it.
+func readBack(t *testing.T, f *fixture, u *unstructured.Unstructured) (*v1alpha1.SemanticModel, []byte) {
+	t.Helper()
+	sm := &v1alpha1.SemanticModel{}
+	if err := f.api.Get(f.ctx, client.ObjectKeyFromObject(u), sm); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := operator.DocumentJSON(&sm.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sm, doc
+}
+
+// sameVerdict fails unless the file and the spec compile to the same
+// artifact versions with the same problem codes and paths.
+func sameVerdict(t *testing.T, wantArts, gotArts []*compiler.Artifact, wantProbs, gotProbs compiler.Problems) {
+	t.Helper()
+	if w, g := versions(wantArts), versions(gotArts); w != g {
+		t.Errorf("versions differ: file %s, spec %s", w, g)
+	}
+	if w, g := problemKeys(wantProbs), problemKeys(gotProbs); w != g {
+		t.Errorf("problems differ:\nfile: %s\nspec: %s", w, g)
+	}
+}
+
 func versions(arts []*compiler.Artifact) string {
 	var vs []string
 	for _, a := range arts {
@@ -137,4 +159,66 @@ func problemKeys(ps compiler.Problems) string {
 	}
 	slices.Sort(ks)
 	return strings.Join(ks, "; ")
+}
+
+// TestGovernanceRoundTripIsLossless does for spec.governance what
+// TestDocumentRoundTripIsLossless does for the document: each governance
+// file of the repository (its `views` moved to spec.views) goes to the API
+// server with its model, is read back as ossie.Governance and given to the
+// compiler as JSON, as the operator does; the verdict must be the file's:
+// the same artifact versions (governance is part of them) and the same
+// problem codes and paths.
+func TestGovernanceRoundTripIsLossless(t *testing.T) {
+	f := newFixture(t, operator.Options{})
+	pairs := [][2]string{
+		{"compiler/testdata/governance/model.yaml", "compiler/testdata/governance/valid.yaml"},
+		{"compiler/testdata/governance/model.yaml", "compiler/testdata/governance/invalid.yaml"},
+		{"compiler/plan/testdata/shop.yaml", "compiler/plan/testdata/shop.governance.yaml"},
+		{"server/testdata/shop.yaml", "server/testdata/shop.governance.yaml"},
+		{"ossiectl/testdata/shop.yaml", "ossiectl/testdata/shop.governance.yaml"},
+	}
+	checked := 0
+	for i, pair := range pairs {
+		model, gov := readFile(t, pair[0]), readFile(t, pair[1])
+		var spec, rules map[string]any
+		if err := yaml.Unmarshal(model, &spec); err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(gov, &rules); err != nil {
+			t.Fatal(err)
+		}
+		if views, ok := rules["views"]; ok {
+			spec["views"] = views
+			delete(rules, "views")
+		}
+		spec["governance"] = rules
+		u, err := createSpec(f, fmt.Sprintf("gov-%d", i), spec)
+		if err != nil {
+			t.Logf("%s: refused by the CRD schema: %v", pair[1], err)
+			continue
+		}
+		t.Run(pair[1], func(t *testing.T) {
+			sm, doc := readBack(t, f, u)
+			rulesJSON, err := json.Marshal(sm.Spec.Governance)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantArts, wantProbs := compiler.LoadGoverned(model, gov, compiler.CompileOptions{})
+			gotArts, gotProbs := compiler.LoadGoverned(doc, rulesJSON, compiler.CompileOptions{})
+			sameVerdict(t, wantArts, gotArts, wantProbs, gotProbs)
+		})
+		checked++
+	}
+	if checked < 4 {
+		t.Errorf("only %d governance files reached the operator", checked)
+	}
+}
+
+func readFile(t *testing.T, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

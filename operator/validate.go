@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
@@ -19,14 +20,12 @@ import (
 const maxStatusProblems = 100
 
 // DocumentJSON converts the Ossie part of a SemanticModel spec to the JSON
-// document {version, semantic_model} that compiler.Parse reads: the same
-// bytes `ossiectl validate` would read from the equivalent YAML file, since
-// the CRD types mirror the document key for key (api/v1alpha1).
+// document {version, semantic_model} that compiler.Parse reads: the spec
+// embeds ossie.Document, so these are the bytes `ossiectl validate` reads
+// from the equivalent YAML file (sources and ai_context the API server
+// cannot type are written back as the user wrote them; ossie.Source.Unread).
 func DocumentJSON(spec *v1alpha1.SemanticModelSpec) ([]byte, error) {
-	return json.Marshal(struct {
-		Version       string           `json:"version"`
-		SemanticModel []v1alpha1.Model `json:"semantic_model"`
-	}{spec.Version, spec.SemanticModel})
+	return json.Marshal(&spec.Document)
 }
 
 // validate owns Validated: it parses the document and spec.governance
@@ -149,9 +148,9 @@ func (r *Reconciler) dialect() dialect.Dialect {
 }
 
 // governance reads spec.governance with the compiler's governance reader
-// (compiler.ParseGovernance, as ossiectl reads a governance file): the CRD
-// types mirror it key for key (api/v1alpha1/governance_types.go).
-func governance(g *v1alpha1.Governance) (*compiler.Governance, compiler.Problems) {
+// (compiler.ParseGovernance, as ossiectl reads a governance file), which
+// checks what the API server cannot (mask kinds, widths, required keys).
+func governance(g *ossie.Governance) (*compiler.Governance, compiler.Problems) {
 	data, err := json.Marshal(g)
 	if err != nil {
 		return nil, compiler.Problems{{Code: compiler.CodeSyntax, Severity: compiler.SeverityError, Path: "governance", Message: "spec.governance cannot be encoded: " + err.Error()}}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
@@ -410,12 +411,12 @@ func TestInvalidViewsAreValidationProblems(t *testing.T) {
 	spec.Views[0].Role = "nobody"
 	spec.Views[0].Metrics = []string{"orders_totl"}
 	spec.Views[1].Filters = []v1alpha1.ViewFilter{{Field: "orders.order_date", Op: "in_date_range", Values: jsonValues(t, `"last 7 days"`)}}
-	spec.Governance.Attributes = []v1alpha1.GovernanceAttribute{{Name: "region"}}
-	spec.Governance.Roles = append(spec.Governance.Roles, v1alpha1.Role{Name: "regional",
-		RowFilters: []v1alpha1.RowFilter{{Dataset: "orders", Expression: "region = {{ caller.region }}"}}})
+	spec.Governance.Attributes = []ossie.GovernanceAttribute{{Name: "region"}}
+	spec.Governance.Roles = append(spec.Governance.Roles, ossie.Role{Name: "regional",
+		RowFilters: []ossie.RowFilter{{Dataset: "orders", Expression: "region = {{ caller.region }}"}}})
 	spec.Views = append(spec.Views, v1alpha1.View{Name: "regional", Role: "regional", Metrics: []string{"order_count"}})
 	// A member the role may not read is unknown to it, as on the server.
-	spec.Governance.Roles = append(spec.Governance.Roles, v1alpha1.Role{Name: "counter", Metrics: &v1alpha1.Access{Allow: []string{"order_count"}}})
+	spec.Governance.Roles = append(spec.Governance.Roles, ossie.Role{Name: "counter", Metrics: &ossie.Access{Allow: []string{"order_count"}}})
 	spec.Views = append(spec.Views, v1alpha1.View{Name: "counted", Role: "counter", Metrics: []string{"order_count", "orders_total"}})
 	f.create("shop", spec)
 	f.mustReconcile("shop")

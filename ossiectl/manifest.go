@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
 )
@@ -167,7 +168,7 @@ func governanceSpec(name string) (spec, data []byte, views []json.RawMessage, er
 	}
 	var typed struct {
 		Views      []v1alpha1.View
-		Governance *v1alpha1.Governance
+		Governance *ossie.Governance
 	}
 	if v, ok := top["views"]; ok {
 		if err := strictJSON(v, &typed.Views); err != nil {
@@ -178,7 +179,7 @@ func governanceSpec(name string) (spec, data []byte, views []json.RawMessage, er
 	}
 	if len(top) > 0 {
 		rest, _ := json.Marshal(top)
-		typed.Governance = &v1alpha1.Governance{}
+		typed.Governance = &ossie.Governance{}
 		if err := strictJSON(rest, typed.Governance); err != nil {
 			return bad(err)
 		}

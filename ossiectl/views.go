@@ -6,6 +6,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
@@ -40,7 +41,7 @@ func checkViews(raw []json.RawMessage, gov []byte, arts []*compiler.Artifact) co
 	if len(gov) > 0 {
 		js, err := yaml.YAMLToJSON(gov)
 		if err == nil {
-			g := &v1alpha1.Governance{}
+			g := &ossie.Governance{}
 			if json.Unmarshal(js, g) == nil {
 				spec.Governance = g
 			}
@@ -67,7 +68,7 @@ func viewList(list []byte) []json.RawMessage {
 func viewRoleProblems(raw []json.RawMessage, gov []byte) compiler.Problems {
 	roles := map[string]bool{}
 	if js, err := yaml.YAMLToJSON(gov); err == nil {
-		var g v1alpha1.Governance
+		var g ossie.Governance
 		if json.Unmarshal(js, &g) == nil {
 			for _, r := range g.Roles {
 				roles[r.Name] = true

@@ -95,7 +95,7 @@ func governedDetail(full ModelDetail, v plan.Visibility) ModelDetail {
 			}
 			if mask, ok := v.Masked[dim.Name]; ok {
 				dim.Masked = string(mask)
-				dim.Datatype = string(ossie.TypeString)
+				dim.Datatype = ossie.TypeString
 				dim.IsTime = false
 				dim.Grains = nil
 			}

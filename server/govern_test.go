@@ -93,7 +93,7 @@ func members(d ModelDetail) (dims, metrics, datasets []string) {
 		for _, dim := range ds.Dimensions {
 			n := dim.Name
 			if dim.Masked != "" {
-				n += ":" + dim.Masked + ":" + dim.Datatype
+				n += ":" + dim.Masked + ":" + string(dim.Datatype)
 			}
 			dims = append(dims, n)
 		}

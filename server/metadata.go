@@ -1,7 +1,6 @@
 package server
 
 import (
-	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 )
@@ -27,51 +26,46 @@ type ModelCounts struct {
 // needs to ask questions — every dimension with its query name, datatype
 // and time flag, every metric, descriptions and ai_context; for a governed
 // caller only what its roles may read (governedDetail). Physical sources,
-// expressions and governance rules stay server-side.
+// expressions and governance rules stay server-side. What a model, dataset,
+// field or metric says about itself is the artifact's own Doc, FieldDoc and
+// MetricDoc (package compiler), shown as compiled.
 type ModelDetail struct {
-	Name            string            `json:"name"`
-	Version         string            `json:"version"`
-	DocumentVersion string            `json:"document_version"`
-	Description     string            `json:"description,omitempty"`
-	AIContext       *ossie.AIContext  `json:"ai_context,omitempty"`
-	Datasets        []DatasetInfo     `json:"datasets"`
-	Relationships   []RelationshipRef `json:"relationships"`
-	Metrics         []MetricInfo      `json:"metrics"`
+	Name            string `json:"name"`
+	Version         string `json:"version"`
+	DocumentVersion string `json:"document_version"`
+	compiler.Doc
+	Datasets      []DatasetInfo     `json:"datasets"`
+	Relationships []RelationshipRef `json:"relationships"`
+	Metrics       []MetricInfo      `json:"metrics"`
 }
 
 // DatasetInfo describes one dataset and its dimensions.
 type DatasetInfo struct {
-	Name        string           `json:"name"`
-	Description string           `json:"description,omitempty"`
-	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
-	PrimaryKey  []string         `json:"primary_key,omitempty"`
-	Dimensions  []DimensionInfo  `json:"dimensions"`
+	Name string `json:"name"`
+	compiler.Doc
+	PrimaryKey []string        `json:"primary_key,omitempty"`
+	Dimensions []DimensionInfo `json:"dimensions"`
 }
 
 // DimensionInfo is one field usable as a dimension or filter. Name is the
-// query member (`dataset.field`); Grains lists the time grains accepted
-// when IsTime. Masked, set only for a governed caller, is how the caller's
-// roles mask the field's values (null, literal, hash or partial); a masked
-// field is then typed String and is not a time dimension.
+// query member (`dataset.field`), Field the field's own name; Grains lists
+// the time grains accepted when IsTime. Masked, set only for a governed
+// caller, is how the caller's roles mask the field's values (null, literal,
+// hash or partial); a masked field is then typed String and is not a time
+// dimension.
 type DimensionInfo struct {
-	Name        string           `json:"name"`
-	Field       string           `json:"field"`
-	Label       string           `json:"label,omitempty"`
-	Description string           `json:"description,omitempty"`
-	Datatype    string           `json:"datatype,omitempty"`
-	IsTime      bool             `json:"is_time"`
-	Grains      []string         `json:"grains,omitempty"`
-	Masked      string           `json:"masked,omitempty"`
-	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
+	Name  string `json:"name"`
+	Field string `json:"field"`
+	compiler.FieldDoc
+	Grains []string `json:"grains,omitempty"`
+	Masked string   `json:"masked,omitempty"`
 }
 
-// MetricInfo is one metric.
+// MetricInfo is one metric; Datasets are those it reads.
 type MetricInfo struct {
-	Name        string           `json:"name"`
-	Description string           `json:"description,omitempty"`
-	Datatype    string           `json:"datatype,omitempty"`
-	AIContext   *ossie.AIContext `json:"ai_context,omitempty"`
-	Datasets    []string         `json:"datasets,omitempty"`
+	Name string `json:"name"`
+	compiler.MetricDoc
+	Datasets []string `json:"datasets,omitempty"`
 }
 
 // RelationshipRef names a many-to-one join between two datasets.
@@ -98,17 +92,13 @@ func describeModel(a *compiler.Artifact) ModelDetail {
 		grains[i] = string(g)
 	}
 	d := ModelDetail{
-		Name: a.Name, Version: a.Version, DocumentVersion: a.DocumentVersion,
-		Description: a.Description, AIContext: a.AIContext,
+		Name: a.Name, Version: a.Version, DocumentVersion: a.DocumentVersion, Doc: a.Doc,
 		Datasets: []DatasetInfo{}, Relationships: []RelationshipRef{}, Metrics: []MetricInfo{},
 	}
 	for _, ds := range a.Datasets {
-		info := DatasetInfo{Name: ds.Name, Description: ds.Description, AIContext: ds.AIContext, PrimaryKey: ds.PrimaryKey, Dimensions: []DimensionInfo{}}
+		info := DatasetInfo{Name: ds.Name, Doc: ds.Doc, PrimaryKey: ds.PrimaryKey, Dimensions: []DimensionInfo{}}
 		for _, f := range ds.Fields {
-			di := DimensionInfo{
-				Name: ds.Name + "." + f.Name, Field: f.Name, Label: f.Label, Description: f.Description,
-				Datatype: string(f.Datatype), IsTime: f.IsTime, AIContext: f.AIContext,
-			}
+			di := DimensionInfo{Name: ds.Name + "." + f.Name, Field: f.Name, FieldDoc: f.FieldDoc}
 			if f.IsTime {
 				di.Grains = grains
 			}
@@ -120,7 +110,7 @@ func describeModel(a *compiler.Artifact) ModelDetail {
 		d.Relationships = append(d.Relationships, RelationshipRef{Name: r.Name, From: r.From, To: r.To})
 	}
 	for _, m := range a.Metrics {
-		d.Metrics = append(d.Metrics, MetricInfo{Name: m.Name, Description: m.Description, Datatype: string(m.Datatype), AIContext: m.AIContext, Datasets: m.Datasets})
+		d.Metrics = append(d.Metrics, MetricInfo{Name: m.Name, MetricDoc: m.MetricDoc, Datasets: m.Datasets})
 	}
 	return d
 }

@@ -3,11 +3,17 @@
 // `semantic_model[]`. Source of truth: apache/ossie core-spec/spec.md and
 // core-spec/osi-schema.json. These types carry no logic beyond defaults;
 // strict parsing, validation and compilation live in package compiler.
+// The same types are the document part of the SemanticModel CRD
+// (api/v1alpha1 embeds Document and Governance): the kubebuilder markers
+// below describe the CRD schema, which enforces structure only, and deep
+// copies are generated (scripts/generate.sh).
+//
+// +kubebuilder:object:generate=true
 package ossie
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
 )
 
 // Supported document versions, in the order they were released. A document
@@ -28,8 +34,13 @@ type Document struct {
 
 // SemanticModel is one entry of `semantic_model[]`.
 type SemanticModel struct {
-	Name             string            `json:"name"`
-	Description      string            `json:"description,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// AIContext is a string or an object (instructions, synonyms,
+	// examples and any other keys), kept as written.
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
 	AIContext        *AIContext        `json:"ai_context,omitempty"`
 	Datasets         []Dataset         `json:"datasets"`
 	Relationships    []Relationship    `json:"relationships,omitempty"`
@@ -39,11 +50,22 @@ type SemanticModel struct {
 
 // Dataset is a logical table: one physical source plus the fields defined on it.
 type Dataset struct {
-	Name             string            `json:"name"`
-	Source           Source            `json:"source"`
-	PrimaryKey       []string          `json:"primary_key,omitempty"`
-	UniqueKeys       [][]string        `json:"unique_keys,omitempty"`
-	Description      string            `json:"description,omitempty"`
+	Name string `json:"name"`
+	// Source is a table path string ("catalog.schema.table"), a data file
+	// path (DuckDB), {kind: table, object: "..."} or
+	// {kind: query, object: {dialects: [...]}}.
+	// +required
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Source      Source     `json:"source"`
+	PrimaryKey  []string   `json:"primary_key,omitempty"`
+	UniqueKeys  [][]string `json:"unique_keys,omitempty"`
+	Description string     `json:"description,omitempty"`
+	// AIContext is a string or an object (instructions, synonyms,
+	// examples and any other keys), kept as written.
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
 	AIContext        *AIContext        `json:"ai_context,omitempty"`
 	Fields           []Field           `json:"fields,omitempty"`
 	CustomExtensions []CustomExtension `json:"custom_extensions,omitempty"`
@@ -70,6 +92,12 @@ type Source struct {
 	Kind   SourceKind  `json:"kind,omitempty"`
 	Object string      `json:"object,omitempty"`
 	Query  *Expression `json:"-"`
+	// Unread is JSON that UnmarshalJSON found to be none of the three
+	// forms, kept as written: MarshalJSON writes it back, so that
+	// compiler.Parse reports it with its path (a SemanticModel's source is
+	// schemaless, so the API server admits any JSON there). It is text, not
+	// bytes, so that a Source stays comparable.
+	Unread string `json:"-"`
 }
 
 // SourceForm records which of the three spellings of `source` was used.
@@ -81,15 +109,17 @@ const (
 	SourceFormQuery
 )
 
-// MarshalJSON writes the form that was read.
+// MarshalJSON writes the form that was read (or Unread as it was).
 func (s Source) MarshalJSON() ([]byte, error) {
-	switch s.Form {
-	case SourceFormTable:
+	switch {
+	case s.Unread != "":
+		return []byte(s.Unread), nil
+	case s.Form == SourceFormTable:
 		return json.Marshal(struct {
 			Kind   SourceKind `json:"kind"`
 			Object string     `json:"object"`
 		}{SourceTable, s.Object})
-	case SourceFormQuery:
+	case s.Form == SourceFormQuery:
 		return json.Marshal(struct {
 			Kind   SourceKind  `json:"kind"`
 			Object *Expression `json:"object"`
@@ -100,48 +130,64 @@ func (s Source) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads any of the three forms MarshalJSON writes, so a
-// Source survives encoding/json both ways (artifacts, caches). It checks only
-// the form; compiler.Parse is the strict reader of documents.
+// Source survives encoding/json both ways (artifacts, caches, the CRD).
+// Anything else (another JSON type, a missing or unknown key, a wrong
+// type inside) is kept in Unread without an error: compiler.Parse is the
+// strict reader of documents and reports it.
 func (s *Source) UnmarshalJSON(data []byte) error {
-	var text string
-	if err := json.Unmarshal(data, &text); err == nil {
-		*s = Source{Form: SourceFormString, Object: text}
-		return nil
-	}
-	var obj struct {
-		Kind   SourceKind      `json:"kind"`
-		Object json.RawMessage `json:"object"`
-	}
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return fmt.Errorf("source: want a string or {kind, object}: %w", err)
-	}
-	switch obj.Kind {
-	case SourceTable:
-		var object string
-		if err := json.Unmarshal(obj.Object, &object); err != nil {
-			return fmt.Errorf("source: table object must be a string: %w", err)
-		}
-		*s = Source{Form: SourceFormTable, Kind: SourceTable, Object: object}
-	case SourceQuery:
-		q := &Expression{}
-		if err := json.Unmarshal(obj.Object, q); err != nil {
-			return fmt.Errorf("source: query object must be {dialects: [...]}: %w", err)
-		}
-		*s = Source{Form: SourceFormQuery, Kind: SourceQuery, Query: q}
-	default:
-		return fmt.Errorf("source: kind %q is neither %q nor %q", obj.Kind, SourceTable, SourceQuery)
+	if read, ok := readSource(data); ok {
+		*s = read
+	} else {
+		*s = Source{Unread: string(data)}
 	}
 	return nil
 }
 
+func readSource(data []byte) (Source, bool) {
+	var text string
+	if err := json.Unmarshal(data, &text); err == nil {
+		return Source{Form: SourceFormString, Object: text}, true
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil || len(obj) != 2 || obj["kind"] == nil || obj["object"] == nil {
+		return Source{}, false
+	}
+	var kind SourceKind
+	if err := json.Unmarshal(obj["kind"], &kind); err != nil {
+		return Source{}, false
+	}
+	switch kind {
+	case SourceTable:
+		var object string
+		if err := json.Unmarshal(obj["object"], &object); err != nil {
+			return Source{}, false
+		}
+		return Source{Form: SourceFormTable, Kind: SourceTable, Object: object}, true
+	case SourceQuery:
+		q := &Expression{}
+		dec := json.NewDecoder(bytes.NewReader(obj["object"]))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(q); err != nil {
+			return Source{}, false
+		}
+		return Source{Form: SourceFormQuery, Kind: SourceQuery, Query: q}, true
+	}
+	return Source{}, false
+}
+
 // Field is a named scalar expression over the dataset's physical columns.
 type Field struct {
-	Name             string            `json:"name"`
-	Expression       Expression        `json:"expression"`
-	Dimension        *Dimension        `json:"dimension,omitempty"`
-	Label            string            `json:"label,omitempty"`
-	Description      string            `json:"description,omitempty"`
-	Datatype         Datatype          `json:"datatype,omitempty"`
+	Name        string     `json:"name"`
+	Expression  Expression `json:"expression"`
+	Dimension   *Dimension `json:"dimension,omitempty"`
+	Label       string     `json:"label,omitempty"`
+	Description string     `json:"description,omitempty"`
+	Datatype    Datatype   `json:"datatype,omitempty"`
+	// AIContext is a string or an object (instructions, synonyms,
+	// examples and any other keys), kept as written.
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
 	AIContext        *AIContext        `json:"ai_context,omitempty"`
 	CustomExtensions []CustomExtension `json:"custom_extensions,omitempty"`
 }
@@ -237,11 +283,16 @@ func (e Expression) Portable() (DialectExpression, bool) {
 // Relationship joins `from` (the many side) to `to` (the one side); columns
 // are paired by position.
 type Relationship struct {
-	Name             string            `json:"name"`
-	From             string            `json:"from"`
-	To               string            `json:"to"`
-	FromColumns      []string          `json:"from_columns"`
-	ToColumns        []string          `json:"to_columns"`
+	Name        string   `json:"name"`
+	From        string   `json:"from"`
+	To          string   `json:"to"`
+	FromColumns []string `json:"from_columns"`
+	ToColumns   []string `json:"to_columns"`
+	// AIContext is a string or an object (instructions, synonyms,
+	// examples and any other keys), kept as written.
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
 	AIContext        *AIContext        `json:"ai_context,omitempty"`
 	CustomExtensions []CustomExtension `json:"custom_extensions,omitempty"`
 }
@@ -249,10 +300,15 @@ type Relationship struct {
 // Metric is a named aggregate expression over `dataset.field` references or
 // over other metrics by name.
 type Metric struct {
-	Name             string            `json:"name"`
-	Expression       Expression        `json:"expression"`
-	Description      string            `json:"description,omitempty"`
-	Datatype         Datatype          `json:"datatype,omitempty"`
+	Name        string     `json:"name"`
+	Expression  Expression `json:"expression"`
+	Description string     `json:"description,omitempty"`
+	Datatype    Datatype   `json:"datatype,omitempty"`
+	// AIContext is a string or an object (instructions, synonyms,
+	// examples and any other keys), kept as written.
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
 	AIContext        *AIContext        `json:"ai_context,omitempty"`
 	CustomExtensions []CustomExtension `json:"custom_extensions,omitempty"`
 }
@@ -266,10 +322,18 @@ type AIContext struct {
 	Synonyms     []string                   `json:"synonyms,omitempty"`
 	Examples     []string                   `json:"examples,omitempty"`
 	Extra        map[string]json.RawMessage `json:"-"`
+	// Unread is JSON that is neither a string nor an object with the
+	// known keys well typed, kept as written for compiler.Parse to report
+	// (see Source.Unread).
+	Unread json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes a string when the context was a string, else an object.
+// MarshalJSON writes a string when the context was a string, else an
+// object (or Unread as it was).
 func (a AIContext) MarshalJSON() ([]byte, error) {
+	if a.Unread != nil {
+		return a.Unread, nil
+	}
 	if a.IsText {
 		return json.Marshal(a.Text)
 	}
@@ -291,16 +355,18 @@ func (a AIContext) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads what MarshalJSON writes: a JSON string becomes a text
 // context, an object fills the known keys and keeps every other key, as
-// compact JSON, in Extra.
+// compact JSON, in Extra. Anything else is kept in Unread without an
+// error (compiler.Parse is the strict reader).
 func (a *AIContext) UnmarshalJSON(data []byte) error {
 	var text string
 	if err := json.Unmarshal(data, &text); err == nil {
 		*a = AIContext{IsText: true, Text: text}
 		return nil
 	}
+	*a = AIContext{Unread: append(json.RawMessage(nil), data...)}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return fmt.Errorf("ai_context: want a string or an object: %w", err)
+		return nil
 	}
 	out := AIContext{}
 	for k, v := range obj {
@@ -319,7 +385,7 @@ func (a *AIContext) UnmarshalJSON(data []byte) error {
 			out.Extra[k] = v
 		}
 		if err != nil {
-			return fmt.Errorf("ai_context.%s: %w", k, err)
+			return nil
 		}
 	}
 	*a = out

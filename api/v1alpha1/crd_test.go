@@ -49,7 +49,9 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 	}
 
 	compareDir(t, filepath.Join(root, "config", "crd", "bases"), filepath.Join(tmp, "config", "crd", "bases"))
-	compareFile(t, filepath.Join(root, "api", "v1alpha1", "zz_generated.deepcopy.go"), filepath.Join(tmp, "api", "v1alpha1", "zz_generated.deepcopy.go"))
+	for _, pkg := range []string{"ossie", "v1alpha1"} {
+		compareFile(t, filepath.Join(root, "api", pkg, "zz_generated.deepcopy.go"), filepath.Join(tmp, "api", pkg, "zz_generated.deepcopy.go"))
+	}
 }
 
 func compareDir(t *testing.T, checkedIn, generated string) {

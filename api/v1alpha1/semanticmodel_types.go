@@ -3,22 +3,25 @@ package v1alpha1
 import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ossie-dev/ossie/api/ossie"
 )
 
 // SemanticModelSpec is an Ossie document (`version`, `semantic_model[]`,
 // written inline as in an Ossie YAML file) plus the governed views to
-// create and the governance rules. The document part is converted to JSON
-// {version, semantic_model} and read by the same compiler as `ossiectl
-// validate`.
+// create and the governance rules. The document and governance parts are
+// the api/ossie types themselves (one definition for the CRD, ossiectl
+// and the compiler); the operator encodes them to JSON and reads them with
+// the same strict readers as `ossiectl validate` (compiler.Parse,
+// compiler.ParseGovernance), so a cluster and a laptop reach the same
+// verdict. The API server enforces structure only (types, required keys,
+// no unknown keys); meaning is checked by the compiler and reported in the
+// Validated condition.
 type SemanticModelSpec struct {
-	// Version is the Ossie document version the model is written in, one
-	// of those `ossiectl version` lists (e.g. "0.2.0.dev0").
-	// +required
-	Version string `json:"version"`
-	// SemanticModel lists the models of the document; each becomes one
+	// Document is `version` (one of those `ossiectl version` lists, e.g.
+	// "0.2.0.dev0") and `semantic_model[]`, each model becoming one
 	// artifact of the published bundle.
-	// +required
-	SemanticModel []Model `json:"semantic_model"`
+	ossie.Document `json:",inline"`
 	// Views are governed views the operator creates in the engine's view
 	// schema, each planned from a metric query under a role.
 	// +optional
@@ -37,7 +40,7 @@ type SemanticModelSpec struct {
 	ViewReclaimPolicy ViewReclaimPolicy `json:"viewReclaimPolicy,omitempty"`
 	// Governance holds the roles views and queries are planned under.
 	// +optional
-	Governance *Governance `json:"governance,omitempty"`
+	Governance *ossie.Governance `json:"governance,omitempty"`
 }
 
 // ViewReclaimPolicy is what deleting a SemanticModel does to its views.

@@ -10,6 +10,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
@@ -34,7 +35,7 @@ semantic_model:
 `
 
 func TestPlanSpec(t *testing.T) {
-	gov := &v1alpha1.Governance{Roles: []v1alpha1.Role{{Name: "analyst"}}}
+	gov := &ossie.Governance{Roles: []ossie.Role{{Name: "analyst"}}}
 	arts, probs := compiler.LoadGoverned([]byte(doc), []byte(`roles: [{name: analyst}]`), compiler.CompileOptions{})
 	if probs.HasErrors() {
 		t.Fatal(probs)
@@ -59,8 +60,8 @@ func TestPlanSpec(t *testing.T) {
 
 	last7, _ := json.Marshal("last 7 days")
 	// A role reading caller attributes: the view has no caller.
-	callerGov := &v1alpha1.Governance{Roles: []v1alpha1.Role{{Name: "analyst"},
-		{Name: "regional", RowFilters: []v1alpha1.RowFilter{{Dataset: "orders", Expression: "amount > {{ caller.floor }}"}}}}}
+	callerGov := &ossie.Governance{Roles: []ossie.Role{{Name: "analyst"},
+		{Name: "regional", RowFilters: []ossie.RowFilter{{Dataset: "orders", Expression: "amount > {{ caller.floor }}"}}}}}
 	bad := []v1alpha1.View{
 		{Name: "typo", Role: "analyst", Metrics: []string{"revenu"}},
 		{Name: "ghost", Role: "boss", Metrics: []string{"revenue"}},

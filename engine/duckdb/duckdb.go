@@ -61,7 +61,7 @@ func (e *Engine) Close() error { return e.db.Close() }
 // It reads one row beyond the cap to set Truncated, then stops reading.
 // Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
 // Values are converted as described in package documentation of
-// engine.Result (see convert.go for the per-type rules).
+// engine.Result (engine.Converter; convert.go for DuckDB's own types).
 func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.Result, error) {
 	rows, err := e.db.QueryContext(ctx, query)
 	if err != nil {
@@ -74,7 +74,7 @@ func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.
 		return nil, classify(ctx, err)
 	}
 	res := &engine.Result{Columns: make([]engine.Column, len(types)), Rows: [][]any{}}
-	convs := make([]converter, len(types))
+	convs := make([]func(any) any, len(types))
 	for i, t := range types {
 		res.Columns[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
 		convs[i] = converterFor(t.DatabaseTypeName())

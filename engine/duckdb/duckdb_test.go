@@ -39,7 +39,9 @@ func TestQueryConvertsValues(t *testing.T) {
 		170141183460469231731687303715884105727::HUGEINT AS big, 5::HUGEINT AS small_huge,
 		'00112233-4455-6677-8899-aabbccddeeff'::UUID AS u,
 		'nan'::DOUBLE AS nan, 1.5::DOUBLE AS f, true AS b, [1, 2] AS l,
-		{'a': 1, 'b': 'z'} AS st, 18446744073709551615::UBIGINT AS ub`, 0)
+		{'a': 1, 'b': 'z'} AS st, 18446744073709551615::UBIGINT AS ub,
+		TIME '08:09:10.123456' AS tfrac, INTERVAL '1 month 2 days 3 seconds' AS iv,
+		MAP {'k': 1} AS mp, 'abc'::UNION(n INTEGER, t VARCHAR) AS un, '0101'::BIT AS bt`, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func TestQueryConvertsValues(t *testing.T) {
 		"tm": "08:09:10", "s": "x'y", "n": nil,
 		"big": "170141183460469231731687303715884105727", "small_huge": int64(5),
 		"u": "00112233-4455-6677-8899-aabbccddeeff", "nan": nil, "f": 1.5, "b": true,
-		"ub": "18446744073709551615",
+		"ub": "18446744073709551615", "tfrac": "08:09:10.123456", "un": "abc", "bt": "0101",
 	}
 	if len(res.Rows) != 1 || res.Truncated {
 		t.Fatalf("rows=%d truncated=%v", len(res.Rows), res.Truncated)
@@ -71,6 +73,18 @@ func TestQueryConvertsValues(t *testing.T) {
 			m, ok := got.(map[string]any)
 			if !ok || m["a"] != int64(1) || m["b"] != "z" {
 				t.Errorf("st = %#v", got)
+			}
+		case "iv":
+			if m, ok := got.(map[string]any); !ok || m["months"] != int64(1) || m["days"] != int64(2) || m["micros"] != int64(3e6) {
+				t.Errorf("iv = %#v", got)
+			}
+		case "mp":
+			l, ok := got.([]any)
+			if !ok || len(l) != 1 {
+				t.Fatalf("mp = %#v", got)
+			}
+			if e, ok := l[0].(map[string]any); !ok || e["key"] != "k" || e["value"] != int64(1) {
+				t.Errorf("mp = %#v", got)
 			}
 		default:
 			w, ok := want[c.Name]

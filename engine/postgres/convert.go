@@ -43,95 +43,56 @@ func oidTypeName(m *pgtype.Map, oid uint32) string {
 	return fmt.Sprintf("OID %d", oid)
 }
 
-// converter turns one decoded value (pgx Rows.Values) into a JSON-friendly
-// Go value, given the column's reported type name.
+// converterFor is the conversion of one decoded value (pgx Rows.Values)
+// of a column whose reported type name is typ: engine.Converter, with the
+// pgx types converted by pgValue.
 func converterFor(typ string) func(any) any {
-	switch typ {
-	case "DATE":
-		return func(v any) any {
-			if t, ok := v.(time.Time); ok {
-				return t.Format(time.DateOnly)
-			}
-			return convertValue(v)
-		}
-	}
-	return convertValue
+	return engine.Converter(typ, pgValue)
 }
 
-// convertValue maps pgx values onto nil, bool, int64, float64, string,
-// []byte, time.Time, []any and map[string]any, matching engine/duckdb:
-//   - every integer width → int64;
-//   - NUMERIC → int64 when it has no fractional digits and fits (integer
-//     sums are NUMERIC on PostgreSQL and HUGEINT on DuckDB; both answer an
-//     integer), a decimal string when integral but larger, else float64;
-//   - NaN and ±Infinity → nil (JSON has no spelling for them);
-//   - DATE → "2006-01-02" (see converterFor); TIMESTAMP and TIMESTAMPTZ →
-//     time.Time in UTC; ±infinity dates and timestamps → "infinity"/"-infinity";
-//   - TIME → "15:04:05[.ffffff]"; UUID → canonical text;
-//   - INTERVAL → {"months","days","micros"}; arrays and JSON recursively;
-//   - anything else → its text.
-func convertValue(v any) any {
-	if i, ok := engine.Int64(v); ok {
-		return i
-	}
+// pgValue converts the values only pgx produces:
+//   - NUMERIC → engine.Decimal (int64 when integral and in range: integer
+//     sums are NUMERIC on PostgreSQL), NaN and ±Infinity → nil;
+//   - ±infinity dates and timestamps → "infinity"/"-infinity";
+//   - TIME → engine.TimeOfDay; INTERVAL → engine.Interval.
+//
+// Everything else (arrays and JSON recursively, UUID, TIMESTAMPTZ in UTC,
+// other types as their text) is engine.Value's.
+func pgValue(v any) (any, bool) {
 	switch x := v.(type) {
-	case nil, bool, string, int64, []byte:
-		return x
-	case float32:
-		return engine.Finite(float64(x))
-	case float64:
-		return engine.Finite(x)
-	case time.Time:
-		return x.UTC()
 	case pgtype.InfinityModifier:
-		return x.String()
+		return x.String(), true
 	case pgtype.Numeric:
-		return numeric(x)
+		return numeric(x), true
 	case pgtype.Time:
 		if !x.Valid {
-			return nil
+			return nil, true
 		}
-		d := time.Duration(x.Microseconds) * time.Microsecond
-		return time.Time{}.Add(d).Format("15:04:05.999999")
-	case [16]byte:
-		return engine.FormatUUID(x[:])
+		return engine.TimeOfDay(time.Time{}.Add(time.Duration(x.Microseconds) * time.Microsecond)), true
 	case pgtype.Interval:
 		if !x.Valid {
-			return nil
+			return nil, true
 		}
-		return map[string]any{"months": int64(x.Months), "days": int64(x.Days), "micros": x.Microseconds}
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = convertValue(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = convertValue(e)
-		}
-		return out
-	case fmt.Stringer:
-		return x.String()
+		return engine.Interval(int64(x.Months), int64(x.Days), x.Microseconds), true
 	}
-	return v
+	return nil, false
 }
 
 func numeric(n pgtype.Numeric) any {
 	if !n.Valid || n.NaN || n.InfinityModifier != pgtype.Finite || n.Int == nil {
 		return nil
 	}
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(n.Exp))), nil)
+	r := new(big.Rat).SetInt(n.Int)
 	if n.Exp >= 0 {
-		i := new(big.Int).Mul(n.Int, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n.Exp)), nil))
-		if i.IsInt64() {
-			return i.Int64()
-		}
-		return i.String()
+		return engine.Decimal(r.Mul(r, new(big.Rat).SetInt(scale)))
 	}
-	f, err := n.Float64Value()
-	if err != nil || !f.Valid {
-		return nil
+	return engine.Decimal(r.Quo(r, new(big.Rat).SetInt(scale)))
+}
+
+func abs(x int32) int32 {
+	if x < 0 {
+		return -x
 	}
-	return engine.Finite(f.Float64)
+	return x
 }

@@ -63,7 +63,7 @@ func (e *Engine) Ping(ctx context.Context) error {
 // all); Truncated reports that more existed. On reaching the cap it cancels
 // the statement on the server instead of reading the rest. Cancelling ctx
 // sends a cancel request; the error then wraps ctx.Err(). Values are
-// converted as convertValue describes.
+// converted as converterFor describes.
 func (e *Engine) Query(ctx context.Context, sql string, maxRows int) (*engine.Result, error) {
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()

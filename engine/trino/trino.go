@@ -52,7 +52,7 @@ func (e *Engine) Dialect() dialect.Dialect { return dialect.Trino }
 // Query runs one statement and returns at most maxRows rows (maxRows <= 0:
 // all). It stops reading after maxRows+1 rows and cancels the query on the
 // coordinator (DELETE of the query), so a capped answer does not keep the
-// cluster busy. Values are converted as documented on convertValue.
+// cluster busy. Values are converted as documented on converterFor.
 func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.Result, error) {
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()

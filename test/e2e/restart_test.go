@@ -5,6 +5,7 @@ import (
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 )
 
@@ -49,9 +50,9 @@ var _ = Describe("an operator restart mid-way", Ordered, func() {
 		Eventually(holder).Should(BeEmpty(), "the Lease is released on shutdown")
 		sm := getModel(Default, ns, "shop")
 		sm.Spec.SemanticModel[0].Description = "Orders and their lines, after the restart"
-		sm.Spec.SemanticModel[0].Metrics = append(sm.Spec.SemanticModel[0].Metrics, v1alpha1.Metric{
+		sm.Spec.SemanticModel[0].Metrics = append(sm.Spec.SemanticModel[0].Metrics, ossie.Metric{
 			Name:       "line_count",
-			Expression: v1alpha1.Expression{Dialects: []v1alpha1.DialectExpression{{Dialect: "ANSI_SQL", Expression: "COUNT(order_lines.line_id)"}}},
+			Expression: ossie.Expression{Dialects: []ossie.DialectExpression{{Dialect: "ANSI_SQL", Expression: "COUNT(order_lines.line_id)"}}},
 		})
 		Expect(k8s.Update(suiteCtx, sm)).To(Succeed())
 		final := sm.Spec.DeepCopy()

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
@@ -58,12 +59,12 @@ var _ = Describe("governed views read by a BI user", Ordered, func() {
 	partnerQuery := `{"metrics": ["orders_total", "units"], "dimensions": ["orders.region", {"field": "orders.order_date", "grain": "day"}],
 	                  "filters": [{"field": "orders.amount", "op": "gt", "values": [10]}]}`
 
-	governance := &v1alpha1.Governance{Roles: []v1alpha1.Role{
+	governance := &ossie.Governance{Roles: []ossie.Role{
 		{Name: "finance"},
 		{
 			Name:       "na_partner",
-			RowFilters: []v1alpha1.RowFilter{{Dataset: "orders", Expression: "region = 'NA'"}},
-			Masks:      []v1alpha1.Mask{{Field: "orders.region", Mask: "partial", KeepFirst: 1}},
+			RowFilters: []ossie.RowFilter{{Dataset: "orders", Expression: "region = 'NA'"}},
+			Masks:      []ossie.Mask{{Field: "orders.region", Mask: "partial", KeepFirst: 1}},
 		},
 	}}
 
