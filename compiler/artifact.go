@@ -131,6 +131,9 @@ type ArtifactMetric struct {
 	// the only dataset its other aggregates read, else the model's only
 	// dataset, else its only fact dataset (the `to` of no relationship).
 	RowsOf string `json:"rows_of,omitempty"`
+	// Type is the metric's type parameters (running total, rolling window,
+	// period over period; docs/metrics.md); nil for a plain metric.
+	Type *MetricType `json:"type,omitempty"`
 }
 
 // Dataset returns the dataset named name, or nil.

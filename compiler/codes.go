@@ -29,6 +29,12 @@ const (
 	CodeInvalidSource       = "OSS2014" // dataset source cannot be read as a table path or query
 	CodeSelfRelationship    = "OSS2015" // a relationship from a dataset to itself
 
+	// Metric types (metric_type.go, docs/metrics.md).
+	CodeMetricTypeData        = "OSS2040" // an "ossie" extension's data is not a JSON object, or a metric is typed twice
+	CodeMetricTypeSchema      = "OSS2041" // metric type parameters violate schema/metric-type.v1.schema.json
+	CodeMetricTypeNotAdditive = "OSS2042" // a windowed metric's expression is not one SUM or COUNT
+	CodeMetricTypeRef         = "OSS2043" // a metric refers to a typed metric
+
 	CodeExprSyntax      = "OSS3001" // expression does not parse
 	CodeExprNotAllowed  = "OSS3002" // construct outside the bounded grammar (subquery, statement, window in field...)
 	CodeExprUnknownFunc = "OSS3003" // function not in the Ossie expression language
@@ -48,6 +54,9 @@ const (
 	CodeFanOutNoKey   = "OSS4008" // one-to-many path needs a primary key the dataset does not declare
 	CodeBadLimit      = "OSS4009" // negative limit or offset
 	CodeUnreachable   = "OSS4010" // a dimension cannot be joined to a metric's dataset
+
+	CodeWindowNoTime = "OSS4060" // a typed metric is queried without a time dimension with a grain
+	CodeWindowGrain  = "OSS4061" // the query's grain does not fit the metric type's window
 
 	CodeEngine           = "OSS5001" // the engine refused or failed the query
 	CodeTimeout          = "OSS5002" // query time limit exceeded or request cancelled

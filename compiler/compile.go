@@ -135,6 +135,9 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 			DependsOn: cm.deps,
 			Datasets:  cm.datasets,
 		}
+		if mc.metricTypes != nil {
+			am.Type = mc.metricTypes[i]
+		}
 		if cm.star >= 0 {
 			am.RowsOf = m.Datasets[cm.star].Name
 		}

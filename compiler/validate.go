@@ -58,6 +58,7 @@ type modelCheck struct {
 	sources       []ResolvedSource
 	fieldExprs    [][]checkedExpr // per dataset, per field
 	metricExprs   []checkedMetric
+	metricTypes   []*MetricType // per metric, nil when untyped (metric_type.go)
 	relPhysical   []relColumns // per relationship: columns that name no field
 	graph         *joinGraph
 	datasetNames  []string
@@ -134,6 +135,7 @@ func (mc *modelCheck) run() {
 	mc.buildGraph()
 	mc.checkFields()
 	mc.checkMetrics()
+	mc.checkMetricTypes()
 }
 
 func (mc *modelCheck) add(code string, sev Severity, path, msg string) {

@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ossie-dev/ossie/compiler/dialect"
 )
 
 // Explain prints the logical plan the SQL was rendered from as an
@@ -89,6 +91,21 @@ func (e *explainer) walk(n node, depth int) {
 				e.dimNotes(depth+1, f.dm, "filter on ")
 			}
 		}
+	case *window:
+		tm := n.input.dims[n.time]
+		var ms []string
+		for _, m := range n.metrics {
+			ms = append(ms, m.name+" = "+describeFrame(n.frames[m.name], tm.grain))
+		}
+		why := "typed metrics, over a time spine of every " + string(tm.grain) + " from the first to the last with rows, per group of the other dimensions"
+		if len(n.after) > 0 {
+			var preds []string
+			for _, f := range n.after {
+				preds = append(preds, describePred(tm.name, f.op, f.val))
+			}
+			why += "; periods returned where " + strings.Join(preds, " and ") + " (applied after the window, so its history is whole)"
+		}
+		e.line(depth, "window along "+tm.name+": "+strings.Join(ms, ", "), n.rewrite, why)
 	case *project:
 		e.proj = n
 		var cols, hidden []string
@@ -218,4 +235,24 @@ func describePred(x, op string, vals []any) string {
 		return x + " " + op + " " + parts[0]
 	}
 	return x + " " + op + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// describeFrame words a window frame for EXPLAIN.
+func describeFrame(fr frame, g dialect.Grain) string {
+	switch {
+	case fr.lag > 0:
+		prev := fmt.Sprintf("value %d %s back", fr.lag, g)
+		switch fr.output {
+		case "difference":
+			return "current minus " + prev
+		case "ratio":
+			return "current / " + prev
+		}
+		return prev
+	case fr.preceding < 0 && fr.reset != "":
+		return fmt.Sprintf("running sum, restarting each %s (%s-to-date)", fr.reset, fr.reset)
+	case fr.preceding < 0:
+		return "running sum over all periods"
+	}
+	return fmt.Sprintf("sum of the last %d %s periods", fr.preceding+1, g)
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
 )
 
 // A logical plan is a small tree of relational nodes, built by build from
@@ -153,6 +154,32 @@ type project struct {
 	refs    map[string]measureRef // by measure key
 }
 
+// window computes the typed metrics (running totals, rolling windows,
+// period over period; docs/metrics.md) over the projection's rows: every
+// period of the time dimension from the first to the last one with rows
+// (a spine generated in SQL), for every combination of the other
+// dimensions, the typed metrics' per-period values windowed along time.
+// after are the time filters moved above the window so they choose the
+// periods returned without cutting the window's history short.
+type window struct {
+	origin
+	input   *project
+	time    int // index of the time dimension in input.dims
+	metrics []*selMetric
+	after   []dimFilter
+	frames  map[string]frame // by metric name
+}
+
+// frame is how one typed metric reads the per-period values: SUM over the
+// rows from preceding (-1: unbounded) to the current one, restarting at
+// each period of reset; or, lag > 0, the value lag periods back.
+type frame struct {
+	preceding int
+	reset     dialect.Grain
+	lag       int
+	output    string // lag: value, difference or ratio
+}
+
 // measureRef is where a measure's value is: column col of group alias.
 type measureRef struct {
 	alias, col string
@@ -189,5 +216,6 @@ func (n *combine) inputs() []node {
 	return out
 }
 func (n *project) inputs() []node  { return []node{n.input} }
+func (n *window) inputs() []node   { return []node{n.input} }
 func (n *sortNode) inputs() []node { return []node{n.input} }
 func (n *limit) inputs() []node    { return []node{n.input} }

@@ -32,6 +32,13 @@ type metricPlan struct {
 	measures []*measure
 	problem  *compiler.Problem
 	datatype ossie.Datatype // the metric's declared or inferred result type
+	// typ is the metric's type (running total, rolling window, period
+	// over period): combiner is then the per-period value the window node
+	// reads (rewrite_window.go). nil for a plain metric.
+	typ *compiler.MetricType
+	// countLike: the metric is one COUNT-family measure, 0 where a
+	// period has no row.
+	countLike bool
 }
 
 // prepared caches everything about an artifact that depends only on the
@@ -105,6 +112,10 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 		m := &p.art.Metrics[i]
 		mp := p.decompose(pr, m, map[string]bool{})
 		mp.datatype = m.Datatype
+		mp.typ = m.Type
+		if r, ok := mp.combiner.(expr.Ref); ok && len(mp.measures) == 1 && r.Qualifier == measureQualifier {
+			mp.countLike = mp.measures[0].countLike
+		}
 		pr.metrics[m.Name] = mp
 	}
 	return pr

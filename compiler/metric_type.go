@@ -1,0 +1,193 @@
+package compiler
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/ossie-dev/ossie/compiler/expr"
+)
+
+// MetricTypeKey is the key, inside the data of a metric's custom extension
+// whose vendor_name is MetricTypeVendor, that holds the metric's type
+// parameters (schema/metric-type.v1.schema.json, docs/metrics.md).
+const (
+	MetricTypeVendor = "ossie"
+	MetricTypeKey    = "ossie.dev/metric"
+)
+
+// Metric types (docs/metrics.md). The metric's expression is the
+// per-period value; the type says how it is windowed along the query's
+// time dimension.
+const (
+	MetricCumulative = "cumulative"         // running total, over all time or to date
+	MetricRolling    = "rolling"            // the last Count Units
+	MetricPeriodOver = "period_over_period" // compared with the prior period or year
+)
+
+// MetricType is a metric's typed parameters, version 1, as the artifact
+// keeps them. Which fields are set depends on Type (the schema enforces
+// it): cumulative has Window ("all" or "to_date") and, to date, Grain
+// (week, month, quarter, year); rolling has Count and Unit (day … year);
+// period_over_period has Offset ("prior_period", "prior_year") and Output
+// ("value", "difference", "ratio").
+type MetricType struct {
+	Version int    `json:"version"`
+	Type    string `json:"type"`
+	Window  string `json:"window,omitempty"`
+	Grain   string `json:"grain,omitempty"`
+	Count   int    `json:"count,omitempty"`
+	Unit    string `json:"unit,omitempty"`
+	Offset  string `json:"offset,omitempty"`
+	Output  string `json:"output,omitempty"`
+}
+
+// MetricTypeSchemaJSON is the JSON Schema (draft 2020-12) of MetricType,
+// version 1, published for editors and other tools.
+//
+//go:embed schema/metric-type.v1.schema.json
+var MetricTypeSchemaJSON []byte
+
+const metricTypeSchemaURL = "https://ossie.dev/schema/metric-type.v1.schema.json"
+
+var metricTypeSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(MetricTypeSchemaJSON))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(metricTypeSchemaURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(metricTypeSchemaURL)
+})
+
+// checkMetricTypes reads and validates every metric's type parameters,
+// after the metrics' expressions are resolved. Problems: OSS2040 (the
+// extension's data is not a JSON object, or two entries type one metric),
+// OSS2041 (a schema violation, one per violation, at its path), OSS2042
+// (a windowed expression that is not one additive aggregate), OSS2043 (a
+// metric that refers to a typed metric).
+func (mc *modelCheck) checkMetricTypes() {
+	mc.metricTypes = make([]*MetricType, len(mc.m.Metrics))
+	for i := range mc.m.Metrics {
+		mt := &mc.m.Metrics[i]
+		for e, ext := range mt.CustomExtensions {
+			if !strings.EqualFold(ext.VendorName, MetricTypeVendor) {
+				continue
+			}
+			path := fmt.Sprintf("%s.custom_extensions[%d].data", mc.metricPath(i), e)
+			var data map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(ext.Data), &data); err != nil {
+				mc.errorf(CodeMetricTypeData, path, "the data of an %q extension must be a JSON object: %v", MetricTypeVendor, err)
+				continue
+			}
+			raw, ok := data[MetricTypeKey]
+			if !ok {
+				continue
+			}
+			path += "." + MetricTypeKey
+			if mc.metricTypes[i] != nil {
+				mc.errorf(CodeMetricTypeData, path, "metric %s has its type given twice; keep one %q entry", mt.Name, MetricTypeKey)
+				continue
+			}
+			if t := mc.metricType(path, raw); t != nil {
+				mc.metricTypes[i] = t
+			}
+		}
+	}
+	for i, t := range mc.metricTypes {
+		if t == nil || !mc.metricExprs[i].ok {
+			continue
+		}
+		if !additive(mc.metricExprs[i].node, mc, map[string]bool{}) {
+			mc.errorf(CodeMetricTypeNotAdditive, mc.metricPath(i)+".expression", "a %s metric windows its expression, which must be one SUM or COUNT (not DISTINCT), or a metric that is one: sums of periods are then the sum over the window", t.Type)
+		}
+	}
+	for i := range mc.m.Metrics {
+		for _, dep := range mc.metricExprs[i].deps {
+			if j, ok := mc.metrics.find(dep, false); ok && mc.metricTypes[j] != nil {
+				mc.errorf(CodeMetricTypeRef, mc.metricPath(i)+".expression", "metric %s refers to %s, a %s metric; a typed metric is queried on its own, not used inside another metric", mc.m.Metrics[i].Name, dep, mc.metricTypes[j].Type)
+			}
+		}
+	}
+}
+
+// metricType validates one parameter object against the schema.
+func (mc *modelCheck) metricType(path string, raw json.RawMessage) *MetricType {
+	sch, err := metricTypeSchema()
+	if err != nil {
+		mc.errorf(CodeMetricTypeSchema, path, "internal error: the metric type schema does not compile: %v", err)
+		return nil
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		mc.errorf(CodeMetricTypeData, path, "not JSON: %v", err)
+		return nil
+	}
+	if err := sch.Validate(inst); err != nil {
+		verr, ok := err.(*jsonschema.ValidationError)
+		if !ok {
+			mc.errorf(CodeMetricTypeSchema, path, "%v", err)
+			return nil
+		}
+		pr := message.NewPrinter(language.English)
+		seen := map[string]bool{}
+		var leaves func(e *jsonschema.ValidationError)
+		leaves = func(e *jsonschema.ValidationError) {
+			if len(e.Causes) > 0 {
+				for _, c := range e.Causes {
+					leaves(c)
+				}
+				return
+			}
+			p := path
+			for _, tok := range e.InstanceLocation {
+				p += "." + tok
+			}
+			msg := e.ErrorKind.LocalizedString(pr)
+			if msg == "false schema" {
+				msg = fmt.Sprintf("not a parameter of this metric type; %s", metricTypeHelp)
+			}
+			if !seen[p+msg] {
+				seen[p+msg] = true
+				mc.errorf(CodeMetricTypeSchema, p, "%s", msg)
+			}
+		}
+		leaves(verr)
+		return nil
+	}
+	var t MetricType
+	if err := json.Unmarshal(raw, &t); err != nil {
+		mc.errorf(CodeMetricTypeData, path, "%v", err)
+		return nil
+	}
+	return &t
+}
+
+const metricTypeHelp = "cumulative takes window (all, to_date) and, to_date, grain; rolling takes count and unit; period_over_period takes offset and output (docs/metrics.md)"
+
+// additive reports whether n is one SUM or non-DISTINCT COUNT, or a
+// reference to a metric that is: only then is the sum of per-period values
+// the value over the window.
+func additive(n expr.Node, mc *modelCheck, seen map[string]bool) bool {
+	switch n := n.(type) {
+	case expr.Func:
+		return (n.Name == "SUM" || n.Name == "COUNT") && !n.Distinct
+	case expr.Ref:
+		if n.Qualifier != "" || seen[n.Name] {
+			return false
+		}
+		seen[n.Name] = true
+		j, ok := mc.metrics.find(n.Name, false)
+		return ok && mc.metricExprs[j].ok && additive(mc.metricExprs[j].node, mc, seen)
+	}
+	return false
+}

@@ -1,0 +1,164 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/ossie-dev/ossie/compiler"
+)
+
+// spineDigits is how many decimal digits the generated period numbers
+// have: the spine holds at most 10^spineDigits periods (273 years of days).
+const spineDigits = 5
+
+// windowCTEs writes, after the groups' CTEs, the three CTEs of the window
+// node (rewrite_window.go):
+//
+//	"b" — the projection: per-period values at the query grain;
+//	"s" — the time spine: every period from the first to the last in "b",
+//	      generated from numbers (no table, no engine-specific generator);
+//	"w" — spine × the other dimensions' groups, LEFT JOIN "b", with the
+//	      typed metrics windowed along time.
+func (r *renderer) windowCTEs(proj *project, win *window) bool {
+	w := &r.sql
+	w.WriteString(`, "b" AS (SELECT `)
+	if !r.project(proj) {
+		return false
+	}
+	tcol := r.identString(proj.dims[win.time].name)
+	unit := strings.ToUpper(string(proj.dims[win.time].grain))
+	step, ok := r.d.Func("DATEADD", []string{unit, `"i"."n"`, `"r"."lo"`})
+	if !ok {
+		step = "DATEADD(" + unit + `, "i"."n", "r"."lo")`
+	}
+	w.WriteString(`), "s" AS (SELECT CAST(`)
+	w.WriteString(step)
+	w.WriteString(` AS DATE) AS "t" FROM (SELECT MIN(`)
+	w.WriteString(tcol)
+	w.WriteString(`) AS "lo", MAX(`)
+	w.WriteString(tcol)
+	w.WriteString(`) AS "hi" FROM "b") AS "r" CROSS JOIN (SELECT `)
+	for i := 0; i < spineDigits; i++ {
+		if i > 0 {
+			w.WriteString(" + ")
+		}
+		w.WriteString(`"d` + strconv.Itoa(i) + `"."n"`)
+		if i > 0 {
+			w.WriteString(" * 1" + strings.Repeat("0", i))
+		}
+	}
+	w.WriteString(" AS \"n\" FROM ")
+	for i := 0; i < spineDigits; i++ {
+		if i > 0 {
+			w.WriteString(" CROSS JOIN ")
+		}
+		w.WriteString(`(VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS "d` + strconv.Itoa(i) + `"("n")`)
+	}
+	w.WriteString(`) AS "i" WHERE `)
+	w.WriteString(step)
+	w.WriteString(` <= "r"."hi")`)
+
+	// "w": one row per (period, group of the other dimensions).
+	w.WriteString(`, "w" AS (SELECT `)
+	first := true
+	var others []string
+	for i, dm := range proj.dims {
+		w.sep(&first)
+		if i == win.time {
+			w.WriteString(`"s"."t" AS `)
+			w.WriteString(tcol)
+			continue
+		}
+		c := r.identString(dm.name)
+		others = append(others, c)
+		w.WriteString(`"p".` + c + " AS " + c)
+	}
+	for _, m := range proj.metrics {
+		w.sep(&first)
+		v := `"b".` + r.identString(m.name)
+		if m.mp.countLike {
+			v = "COALESCE(" + v + ", 0)"
+		}
+		fr, typed := win.frames[m.name]
+		if typed {
+			v = r.windowed(v, fr, others)
+		}
+		w.WriteString(v)
+		w.WriteString(" AS ")
+		r.ident(m.name)
+	}
+	w.WriteString(` FROM "s"`)
+	if len(others) > 0 {
+		w.WriteString(` CROSS JOIN (SELECT DISTINCT ` + strings.Join(others, ", ") + ` FROM "b") AS "p"`)
+	}
+	w.WriteString(` LEFT JOIN "b" ON "b".` + tcol + ` = "s"."t"`)
+	for _, c := range others {
+		// NULL is a group of its own, as in GROUP BY.
+		w.WriteString(` AND ("b".` + c + ` = "p".` + c + ` OR ("b".` + c + ` IS NULL AND "p".` + c + ` IS NULL))`)
+	}
+	w.WriteByte(')')
+	return true
+}
+
+// windowed applies frame fr to the per-period value v, partitioned by the
+// other dimensions' columns (of "p") and ordered by the spine's period.
+func (r *renderer) windowed(v string, fr frame, others []string) string {
+	var over strings.Builder
+	over.WriteString(" OVER (")
+	parts := make([]string, 0, len(others)+1)
+	for _, c := range others {
+		parts = append(parts, `"p".`+c)
+	}
+	if fr.reset != "" {
+		parts = append(parts, "CAST("+r.d.DateTrunc(fr.reset, `"s"."t"`)+" AS DATE)")
+	}
+	if len(parts) > 0 {
+		over.WriteString("PARTITION BY " + strings.Join(parts, ", ") + " ")
+	}
+	over.WriteString(`ORDER BY "s"."t"`)
+	if fr.lag > 0 {
+		prev := "LAG(" + v + ", " + strconv.Itoa(fr.lag) + ")" + over.String() + ")"
+		switch fr.output {
+		case "difference":
+			return "(" + v + " - " + prev + ")"
+		case "ratio":
+			return r.d.Divide(v, prev)
+		}
+		return prev
+	}
+	over.WriteString(" ROWS BETWEEN ")
+	if fr.preceding < 0 {
+		over.WriteString("UNBOUNDED")
+	} else {
+		over.WriteString(strconv.Itoa(fr.preceding))
+	}
+	over.WriteString(" PRECEDING AND CURRENT ROW)")
+	return "SUM(" + v + ")" + over.String()
+}
+
+// periodFilters writes the time filters the window moved above itself,
+// applied to the period column: they choose the periods returned.
+func (r *renderer) periodFilters(win *window, conds *int) bool {
+	col := `"q".` + r.identString(win.input.dims[win.time].name)
+	tm := win.input.dims[win.time]
+	for _, f := range win.after {
+		r.and(conds)
+		pred, err := predicate(r.d, col, f.op, f.val, kindOf(tm), r.b.now, r.b.loc)
+		if err != nil {
+			r.fail(compiler.CodeBadFilter, f.path(), err.Error())
+			return false
+		}
+		r.sql.WriteString(pred)
+	}
+	return true
+}
+
+// and writes WHERE before the first condition and AND before the others.
+func (r *renderer) and(conds *int) {
+	if *conds == 0 {
+		r.sql.WriteString(" WHERE ")
+	} else {
+		r.sql.WriteString(" AND ")
+	}
+	*conds++
+}
