@@ -1,0 +1,68 @@
+package compiler
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// typed renders a metric with an "ossie" custom extension holding data.
+func typed(name, sql, data string) string {
+	return fmt.Sprintf("{name: %s, expression: {dialects: [{dialect: ANSI_SQL, expression: %q}]}, custom_extensions: [{vendor_name: ossie, data: %q}]}", name, sql, data)
+}
+
+func TestMetricTypes(t *testing.T) {
+	const m2 = "semantic_model[0].metrics[2]"
+	const at = m2 + ".custom_extensions[0].data.ossie.dev/metric"
+	tests := []struct {
+		name string
+		doc  string
+		want []string
+		msg  string
+	}{
+		{"cumulative to date", shop(typed("ytd", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "to_date", "grain": "year"}}`)), nil, ""},
+		{"other ossie keys are left alone", shop(typed("x", "revenue", `{"ossie.dev/other": 1}`)), nil, ""},
+		{"other vendors are left alone", shop(strings.Replace(typed("x", "revenue", `not json`), "ossie", "acme", 1)), nil, ""},
+		{"data not JSON", shop(typed("x", "revenue", `cumulative`)),
+			[]string{"error OSS2040 " + m2 + ".custom_extensions[0].data"}, "must be a JSON object"},
+		{"every schema violation at its path", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "rolling", "count": 0, "unit": "fortnight"}}`)),
+			[]string{"error OSS2041 " + at + ".count", "error OSS2041 " + at + ".unit"}, "minimum"},
+		{"parameter of another type", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "all", "count": 3}}`)),
+			[]string{"error OSS2041 " + at + ".count"}, "not a parameter of this metric type"},
+		{"to_date needs a grain", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "to_date"}}`)),
+			[]string{"error OSS2041 " + at}, "grain"},
+		{"unknown version", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 2, "type": "cumulative", "window": "all"}}`)),
+			[]string{"error OSS2041 " + at + ".version"}, "1"},
+		{"not additive", shop(typed("x", "COUNT(DISTINCT orders.customer_id)", `{"ossie.dev/metric": {"version": 1, "type": "rolling", "count": 7, "unit": "day"}}`)),
+			[]string{"error OSS2042 " + m2 + ".expression"}, "one SUM or COUNT"},
+		{"referring to a typed metric", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "all"}}`), met("y", "x * 2")),
+			[]string{"error OSS2043 semantic_model[0].metrics[3].expression"}, "a cumulative metric"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			probs := Validate(parseOK(t, tt.doc))
+			got := codePaths(probs)
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("got %q, want %q\n%s", got, tt.want, probs.Error())
+			}
+			if tt.msg != "" && !strings.Contains(probs[0].Message, tt.msg) {
+				t.Fatalf("message %q does not mention %q", probs[0].Message, tt.msg)
+			}
+		})
+	}
+}
+
+func TestMetricTypeInArtifact(t *testing.T) {
+	arts, probs := Compile(parseOK(t, shop(typed("ytd", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "to_date", "grain": "year"}}`))), CompileOptions{})
+	if probs.HasErrors() {
+		t.Fatal(probs.Error())
+	}
+	m := arts[0].Metric("ytd")
+	if m.Type == nil || m.Type.Type != MetricCumulative || m.Type.Window != "to_date" || m.Type.Grain != "year" || m.Type.Version != 1 {
+		t.Fatalf("artifact type %+v", m.Type)
+	}
+	if arts[0].Metric("revenue").Type != nil {
+		t.Fatal("an untyped metric has no type")
+	}
+}
