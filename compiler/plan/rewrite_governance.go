@@ -56,6 +56,8 @@ func mapScans(n node, f func(*scan) node) node {
 		}
 	case *project:
 		mapScans(n.input, f)
+	case *window:
+		mapScans(n.input, f)
 	case *sortNode:
 		n.input = mapScans(n.input, f)
 	case *limit:
