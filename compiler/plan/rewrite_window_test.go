@@ -1,0 +1,90 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
+)
+
+func TestWindow(t *testing.T) {
+	p := shopPlanner(t, false)
+	root := planOf(t, p, `{"metrics":["revenue","revenue_running","revenue_prior_period"],"dimensions":["customers.region",{"field":"orders.ordered_at","grain":"week"}],"filters":[{"field":"orders.ordered_at","op":"in_date_range","values":["2024-04-01","2024-04-30"]},{"field":"orders.status","op":"=","values":["complete"]},{"metric":"revenue_running","op":"gt","values":[1]}]}`, nil)
+	wins := nodesOf[*window](root)
+	if len(wins) != 1 || wins[0].madeBy() != rwWindow {
+		t.Fatalf("want one window node, got %d", len(wins))
+	}
+	w := wins[0]
+	if w.input.dims[w.time].name != "orders.ordered_at.week" {
+		t.Fatalf("window along %s, want the query's time dimension with a grain", w.input.dims[w.time].name)
+	}
+	if len(w.metrics) != 2 || w.frames["revenue_running"].preceding != -1 || w.frames["revenue_prior_period"].lag != 1 {
+		t.Fatalf("typed metrics %+v frames %+v", w.metrics, w.frames)
+	}
+	// The date range on the window's field moves above the window; the
+	// status filter stays below it, and the metric filter reads its output.
+	if len(w.after) != 1 || w.after[0].dm.field != "ordered_at" {
+		t.Fatalf("after %+v, want the date range", w.after)
+	}
+	dimFilters := nodesOf[*filter](root)
+	var below, above int
+	for _, f := range dimFilters {
+		below += len(f.dims)
+		above += len(f.metrics)
+		for _, d := range f.dims {
+			if d.dm.field == "ordered_at" {
+				t.Fatal("the date range must not cut the window's history short")
+			}
+		}
+	}
+	if below != 1 || above != 1 {
+		t.Fatalf("%d dimension filters below, %d metric filters above; want 1 and 1", below, above)
+	}
+	if f, ok := root.(*sortNode).input.(*filter); !ok || f.input != w {
+		t.Fatal("metric filters apply after the window")
+	}
+
+	// Untyped metrics: no window, the date range filters rows.
+	root = planOf(t, p, `{"metrics":["revenue"],"dimensions":[{"field":"orders.ordered_at","grain":"week"}],"filters":[{"field":"orders.ordered_at","op":"in_date_range","values":["2024-04-01","2024-04-30"]}]}`, nil)
+	if len(nodesOf[*window](root)) != 0 {
+		t.Fatal("a query without typed metrics has no window")
+	}
+}
+
+func TestWindowRefusals(t *testing.T) {
+	p := shopPlanner(t, false)
+	for _, c := range []struct{ body, code, path, msg string }{
+		{`{"metrics":["revenue_running"],"dimensions":["customers.region"]}`, compiler.CodeWindowNoTime, "dimensions", "select a time dimension with a grain"},
+		{`{"metrics":["revenue_running"],"dimensions":[{"field":"orders.ordered_at","grain":"hour"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "not hour"},
+		{`{"metrics":["order_count_mtd"],"dimensions":[{"field":"orders.ordered_at","grain":"week"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "month-to-date"},
+		{`{"metrics":["revenue_2w"],"dimensions":[{"field":"orders.ordered_at","grain":"month"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "2 week"},
+	} {
+		q, _ := ParseQuery([]byte(c.body))
+		_, probs := p.Plan(q, dialect.DuckDB)
+		if len(probs) != 1 || probs[0].Code != c.code || probs[0].Path != c.path || !strings.Contains(probs[0].Message, c.msg) {
+			t.Errorf("%s: got %v, want %s at %s mentioning %q", c.body, probs, c.code, c.path, c.msg)
+		}
+	}
+}
+
+// EXPLAIN names the window, each typed metric's frame and the date range
+// it applies after the window.
+func TestExplainWindow(t *testing.T) {
+	p := shopPlanner(t, false)
+	q, _ := ParseQuery([]byte(`{"metrics":["order_count_mtd","revenue_2w"],"dimensions":[{"field":"orders.ordered_at","grain":"day"}],"filters":[{"field":"orders.ordered_at","op":"in_date_range","values":["2024-04-01","2024-04-30"]}]}`))
+	pl, probs := p.Plan(q, dialect.DuckDB)
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	out := pl.Explain()
+	for _, want := range []string{
+		"window along orders.ordered_at.day: order_count_mtd = running sum, restarting each month (month-to-date), revenue_2w = sum of the last 14 day periods  [metric window: ",
+		"time spine of every day",
+		"(applied after the window, so its history is whole)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("EXPLAIN lacks %q:\n%s", want, out)
+		}
+	}
+}
