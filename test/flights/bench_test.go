@@ -97,3 +97,45 @@ func BenchmarkServerVsRawSQL(b *testing.B) {
 		})
 	})
 }
+
+// flightsTyped are metric types (docs/metrics.md) on the flights model,
+// appended to its metrics list for the benchmark below.
+const flightsTyped = `
+      - name: flight_count_running
+        expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count}]}
+        custom_extensions: [{vendor_name: ossie, data: '{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "all"}}'}]
+      - name: flight_count_prior_year
+        expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count}]}
+        custom_extensions: [{vendor_name: ossie, data: '{"ossie.dev/metric": {"version": 1, "type": "period_over_period", "offset": "prior_year", "output": "value"}}'}]
+`
+
+// BenchmarkPlanFlightsWindow plans a running total and a prior-year
+// comparison by origin state and month on the flights model.
+func BenchmarkPlanFlightsWindow(b *testing.B) {
+	data, err := os.ReadFile(modelFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	arts, probs := compiler.Load(append(data, flightsTyped...), compiler.CompileOptions{})
+	if probs.HasErrors() {
+		b.Fatalf("model: %v", probs)
+	}
+	p, err := plan.New(arts[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := &plan.Query{
+		Metrics:    []string{"flight_count", "flight_count_running", "flight_count_prior_year"},
+		Dimensions: []plan.Dimension{{Field: "origin.state"}, {Field: "flights.departure_time", Grain: "month"}},
+		Filters:    []plan.Filter{{Field: "flights.departure_time", Op: "in_date_range", Values: []any{"2024-01-01", "2024-12-31"}}},
+	}
+	if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
+		b.Fatalf("plan: %v", probs)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
+			b.Fatal(probs)
+		}
+	}
+}
