@@ -9,16 +9,14 @@ import (
 // a bound query (build.go) and turned into SQL by render (render.go). The
 // tree of one query, root first:
 //
-//	limit ─ sort ─ filter (metric filters) ─ project ─ combine ─ aggregate …
+//	limit ─ sort ─ filter (metric filters) ─ [window] ─ project ─ combine ─ aggregate …
 //
-// and under each aggregate either a join chain over its home scan, or,
+// (window only when the query computes a typed metric) and under each aggregate either a join chain over its home scan, or,
 // when a fan-out is deduplicated, a key join of a distinct over the join
 // chain back to the home scan. Every node records the rewrite that made it
 // and why, which EXPLAIN prints (explain.go).
 //
-// Extension points: a window node (running totals, rolling windows,
-// period-over-period) belongs between project and combine, reading the
-// combined groups ordered by a time dimension; a rollup substitution is a
+// Extension point: a rollup substitution is a
 // rewrite that replaces an aggregate's input by a scan of a
 // pre-aggregated dataset and says why in its origin.
 type node interface {
