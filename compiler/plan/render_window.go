@@ -143,7 +143,13 @@ func (r *renderer) periodFilters(win *window, conds *int) bool {
 	tm := win.input.dims[win.time]
 	for _, f := range win.after {
 		r.and(conds)
-		pred, err := predicate(r.d, col, f.op, f.val, kindOf(tm), r.b.now, r.b.loc)
+		x := col
+		if f.dm.grain != "" && f.dm.grain != tm.grain {
+			// A filter at a coarser grain (year = 2025) reads the period's
+			// truncation to that grain.
+			x = "CAST(" + r.d.DateTrunc(f.dm.grain, col) + " AS DATE)"
+		}
+		pred, err := predicate(r.d, x, f.op, f.val, kindOf(f.dm), r.b.now, r.b.loc)
 		if err != nil {
 			r.fail(compiler.CodeBadFilter, f.path(), err.Error())
 			return false
