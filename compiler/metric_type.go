@@ -30,6 +30,7 @@ const (
 	MetricCumulative = "cumulative"         // running total, over all time or to date
 	MetricRolling    = "rolling"            // the last Count Units
 	MetricPeriodOver = "period_over_period" // compared with the prior period or year
+	MetricSemi       = "semi_additive"      // summed across dimensions, picked along a time field
 )
 
 // MetricType is a metric's typed parameters, version 1, as the artifact
@@ -37,7 +38,9 @@ const (
 // it): cumulative has Window ("all" or "to_date") and, to date, Grain
 // (week, month, quarter, year); rolling has Count and Unit (day … year);
 // period_over_period has Offset ("prior_period", "prior_year") and Output
-// ("value", "difference", "ratio").
+// ("value", "difference", "ratio"); semi_additive has Along (a time
+// field "dataset.field" of the dataset the expression aggregates) and
+// Pick ("last", "first", "min", "max").
 type MetricType struct {
 	Version int    `json:"version"`
 	Type    string `json:"type"`
@@ -47,6 +50,8 @@ type MetricType struct {
 	Unit    string `json:"unit,omitempty"`
 	Offset  string `json:"offset,omitempty"`
 	Output  string `json:"output,omitempty"`
+	Along   string `json:"along,omitempty"`
+	Pick    string `json:"pick,omitempty"`
 }
 
 // MetricTypeSchemaJSON is the JSON Schema (draft 2020-12) of MetricType,
@@ -111,6 +116,11 @@ func (mc *modelCheck) checkMetricTypes() {
 			mc.errorf(CodeMetricTypeNotAdditive, mc.metricPath(i)+".expression", "a %s metric windows its expression, which must be one SUM or COUNT (not DISTINCT), or a metric that is one: sums of periods are then the sum over the window", t.Type)
 		}
 	}
+	for i, t := range mc.metricTypes {
+		if t != nil && t.Type == MetricSemi && mc.metricExprs[i].ok {
+			mc.checkAlong(i, t)
+		}
+	}
 	for i := range mc.m.Metrics {
 		for _, dep := range mc.metricExprs[i].deps {
 			if j, ok := mc.metrics.find(dep, false); ok && mc.metricTypes[j] != nil {
@@ -118,6 +128,28 @@ func (mc *modelCheck) checkMetricTypes() {
 			}
 		}
 	}
+}
+
+// checkAlong requires a semi-additive metric's along field to be a time
+// field of the one dataset its expression aggregates (OSS2044).
+func (mc *modelCheck) checkAlong(i int, t *MetricType) {
+	path := mc.metricPath(i) + ".custom_extensions"
+	ds, field, _ := strings.Cut(t.Along, ".")
+	datasets := mc.metricExprs[i].datasets
+	if len(datasets) != 1 || datasets[0] != ds {
+		mc.errorf(CodeMetricTypeAlong, path, "along %s: a semi-additive metric picks along a time field of the dataset it aggregates (%s)", t.Along, strings.Join(datasets, ", "))
+		return
+	}
+	d, _ := mc.datasets.find(ds, false)
+	for _, f := range mc.m.Datasets[d].Fields {
+		if f.Name == field {
+			if !f.IsTime() {
+				mc.errorf(CodeMetricTypeAlong, path, "along %s: the field is not a time dimension", t.Along)
+			}
+			return
+		}
+	}
+	mc.errorf(CodeMetricTypeAlong, path, "along %s: dataset %s has no field %s", t.Along, ds, field)
 }
 
 // metricType validates one parameter object against the schema.
@@ -172,7 +204,7 @@ func (mc *modelCheck) metricType(path string, raw json.RawMessage) *MetricType {
 	return &t
 }
 
-const metricTypeHelp = "cumulative takes window (all, to_date) and, to_date, grain; rolling takes count and unit; period_over_period takes offset and output (docs/metrics.md)"
+const metricTypeHelp = "cumulative takes window (all, to_date) and, to_date, grain; rolling takes count and unit; period_over_period takes offset and output; semi_additive takes along and pick (docs/metrics.md)"
 
 // additive reports whether n is one SUM or non-DISTINCT COUNT, or a
 // reference to a metric that is: only then is the sum of per-period values

@@ -36,6 +36,12 @@ func TestMetricTypes(t *testing.T) {
 			[]string{"error OSS2041 " + at + ".version"}, "1"},
 		{"not additive", shop(typed("x", "COUNT(DISTINCT orders.customer_id)", `{"ossie.dev/metric": {"version": 1, "type": "rolling", "count": 7, "unit": "day"}}`)),
 			[]string{"error OSS2042 " + m2 + ".expression"}, "one SUM or COUNT"},
+		{"semi-additive along a field of its dataset", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "semi_additive", "along": "orders.amount", "pick": "last"}}`)),
+			[]string{"error OSS2044 " + m2 + ".custom_extensions"}, "not a time dimension"},
+		{"semi-additive along another dataset", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "semi_additive", "along": "customers.region", "pick": "last"}}`)),
+			[]string{"error OSS2044 " + m2 + ".custom_extensions"}, "of the dataset it aggregates (orders)"},
+		{"semi-additive needs a pick", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "semi_additive", "along": "orders.amount"}}`)),
+			[]string{"error OSS2041 " + at}, "pick"},
 		{"referring to a typed metric", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "all"}}`), met("y", "x * 2")),
 			[]string{"error OSS2043 semantic_model[0].metrics[3].expression"}, "a cumulative metric"},
 	}

@@ -10,6 +10,7 @@ import (
 // the rewrite that made each node.
 const (
 	rwAggregate   = "per-home aggregation" // rewrite_aggregate.go
+	rwSemi        = "semi-additive"        // rewrite_semiadditive.go
 	rwFanOut      = "fan-out dedup"        // rewrite_fanout.go
 	rwCombine     = "chasm-safe combine"   // rewrite_combine.go
 	rwProject     = "project"              // build.go: the query's columns

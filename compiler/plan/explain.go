@@ -149,6 +149,10 @@ func (e *explainer) walk(n node, depth int) {
 		if n.keyed {
 			why += "; the dimensions come from the distinct below"
 		}
+		if n.semi != nil {
+			pick := map[string]string{"last": "the sum at the latest " + n.semi.alongName, "first": "the sum at the earliest " + n.semi.alongName, "min": "the smallest of those sums", "max": "the largest of those sums"}[n.semi.pick]
+			why = strings.Join(e.servedMetrics(n), ", ") + ": sums " + n.home + " rows per " + n.semi.alongName + " value within each group, then takes " + pick
+		}
 		e.line(depth, what, n.rewrite, why)
 		if !n.keyed {
 			for _, dm := range n.dims {
@@ -208,7 +212,7 @@ func (e *explainer) servedMetrics(g *aggregate) []string {
 	}
 	for _, m := range e.proj.metrics {
 		for _, ms := range m.mp.measures {
-			if ms.home == g.home && !contains(out, m.name) {
+			if ms.home == g.home && hasMeasure(g.measures, ms.key) && !contains(out, m.name) {
 				out = append(out, m.name)
 			}
 		}

@@ -121,6 +121,9 @@ type aggregate struct {
 	// keyed: dims come from the distinct below (column "k"."dN") instead
 	// of being computed from the home's joins.
 	keyed bool
+	// semi: the group holds one semi-additive measure, aggregated in two
+	// stages (rewrite_semiadditive.go).
+	semi *semiPick
 }
 
 // combineMode is how the groups of a combine become one row set.

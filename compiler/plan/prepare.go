@@ -23,6 +23,15 @@ type measure struct {
 	sql       string   // rendered aggregate over dataset aliases
 	reads     []string // datasets its column references read (besides home)
 	countLike bool     // COUNT-family: 0, not NULL, where a group has no rows
+	// semi: a semi-additive metric's measure, summed per time value of
+	// the along field and then picked (rewrite_semiadditive.go).
+	semi *semiPick
+}
+
+// semiPick is how a semi-additive measure picks one value along time:
+// along is the field's SQL, pick one of last, first, min, max.
+type semiPick struct {
+	along, alongName, pick string
 }
 
 // metricPlan is a metric decomposed into measures plus the expression that
@@ -113,6 +122,14 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 		mp := p.decompose(pr, m, map[string]bool{})
 		mp.datatype = m.Datatype
 		mp.typ = m.Type
+		if m.Type != nil && m.Type.Type == compiler.MetricSemi && mp.problem == nil && len(mp.measures) == 1 {
+			// Its own measure, never shared with the plain aggregate.
+			ms := *mp.measures[0]
+			ms.semi = &semiPick{along: pr.fieldSQL[m.Type.Along], alongName: m.Type.Along, pick: m.Type.Pick}
+			ms.key += "\x00semi\x00" + m.Type.Along + "\x00" + m.Type.Pick
+			mp.measures = []*measure{&ms}
+			mp.combiner = expr.Ref{Qualifier: measureQualifier, Name: ms.key}
+		}
 		if r, ok := mp.combiner.(expr.Ref); ok && len(mp.measures) == 1 && r.Qualifier == measureQualifier {
 			mp.countLike = mp.measures[0].countLike
 		}

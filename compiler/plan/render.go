@@ -284,8 +284,6 @@ func (r *renderer) crossJoin(groups []*aggregate) {
 // rewrite_fanout.go when keyed).
 func (r *renderer) aggregate(g *aggregate) bool {
 	w := &r.sql
-	w.WriteString("SELECT ")
-	first := true
 	in := g.input
 	var where *filter
 	if !g.keyed {
@@ -293,6 +291,11 @@ func (r *renderer) aggregate(g *aggregate) bool {
 			where, in = f, f.input
 		}
 	}
+	if g.semi != nil {
+		return r.renderSemi(g, in, where)
+	}
+	w.WriteString("SELECT ")
+	first := true
 	for i, dm := range g.dims {
 		w.sep(&first)
 		if g.keyed {

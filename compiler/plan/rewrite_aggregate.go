@@ -37,10 +37,13 @@ func (bl *builder) aggregatePerHome() {
 	n := 0
 	for _, m := range b.metrics {
 		for _, ms := range m.mp.measures {
-			g := bl.group(ms.home)
+			g := bl.group(ms)
 			if g == nil {
 				g = &group{agg: &aggregate{origin: origin{rwAggregate}, home: ms.home, alias: groupAlias(len(bl.groups)), dims: b.dims,
-					measures: make([]*measure, 0, 4), cols: make([]string, 0, 4)}}
+					measures: make([]*measure, 0, 4), cols: make([]string, 0, 4), semi: ms.semi}}
+				if ms.semi != nil {
+					g.agg.rewrite = rwSemi
+				}
 				bl.groups = append(bl.groups, g)
 			} else if hasMeasure(g.agg.measures, ms.key) {
 				continue // identical aggregates share a column
@@ -51,7 +54,7 @@ func (bl *builder) aggregatePerHome() {
 		}
 	}
 	for _, g := range bl.groups {
-		if !bl.reach(g) {
+		if !bl.reach(g) || !bl.semiReach(g) {
 			continue
 		}
 		want := g.need
@@ -83,10 +86,14 @@ func hasMeasure(ms []*measure, key string) bool {
 	return false
 }
 
-// group returns the group at home, or nil.
-func (bl *builder) group(home string) *group {
+// group returns the group measure ms belongs to, or nil: the one at its
+// home, or for a semi-additive measure its own (rewrite_semiadditive.go).
+func (bl *builder) group(ms *measure) *group {
 	for _, g := range bl.groups {
-		if g.agg.home == home {
+		if g.agg.home == ms.home && g.agg.semi == nil && ms.semi == nil {
+			return g
+		}
+		if ms.semi != nil && g.agg.semi != nil && g.agg.measures[0].key == ms.key {
 			return g
 		}
 	}

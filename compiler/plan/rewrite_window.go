@@ -22,7 +22,7 @@ func (bl *builder) windowOf() *window {
 	b := bl.b
 	var typed []*selMetric
 	for _, m := range b.metrics {
-		if m.mp.typ != nil {
+		if m.mp.typ != nil && m.mp.typ.Type != compiler.MetricSemi {
 			typed = append(typed, m)
 		}
 	}

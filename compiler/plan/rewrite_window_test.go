@@ -88,3 +88,25 @@ func TestExplainWindow(t *testing.T) {
 		}
 	}
 }
+
+// A semi-additive metric gets a group of its own, made by the
+// semi-additive rewrite; a one-to-many hop from its home is refused.
+func TestSemiAdditive(t *testing.T) {
+	p := shopPlanner(t, false)
+	root := planOf(t, p, `{"metrics":["refund_total","refunds_last_day"],"dimensions":["customers.region"]}`, nil)
+	aggs := nodesOf[*aggregate](root)
+	if len(aggs) != 2 || aggs[0].semi != nil || aggs[1].semi == nil || aggs[1].madeBy() != rwSemi || aggs[1].semi.pick != "last" {
+		t.Fatalf("want a plain and a semi-additive group, got %d", len(aggs))
+	}
+	if len(nodesOf[*window](root)) != 0 {
+		t.Fatal("a semi-additive metric is not windowed")
+	}
+	q, _ := ParseQuery([]byte(`{"metrics":["refunds_last_day"],"dimensions":["order_lines.product"]}`))
+	if _, probs := p.Plan(q, dialect.DuckDB); len(probs) != 1 || probs[0].Code != compiler.CodeSemiFanOut {
+		t.Fatalf("semi-additive across a one-to-many hop: %v", probs)
+	}
+	pl, _ := p.Plan(&Query{Metrics: []string{"refunds_last_day"}}, dialect.DuckDB)
+	if !strings.Contains(pl.Explain(), "refunds_last_day: sums refunds rows per refunds.refunded_on value within each group, then takes the sum at the latest refunds.refunded_on") {
+		t.Fatalf("EXPLAIN:\n%s", pl.Explain())
+	}
+}
