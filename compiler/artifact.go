@@ -25,6 +25,9 @@ type Artifact struct {
 	Datasets      []ArtifactDataset      `json:"datasets"`
 	Relationships []ArtifactRelationship `json:"relationships,omitempty"`
 	Metrics       []ArtifactMetric       `json:"metrics,omitempty"`
+	// JoinChoices lists the dataset pairs joined by several many-to-one
+	// paths, sorted by From then To; empty when every join path is unique.
+	JoinChoices []ArtifactJoinChoice `json:"join_choices,omitempty"`
 	// Governance is set when the document came with governance (roles,
 	// row filters, masks; docs/governance.md); nil means ungoverned.
 	Governance *ArtifactGovernance `json:"governance,omitempty"`
@@ -82,10 +85,13 @@ type ResolvedSource struct {
 type ArtifactDataset struct {
 	Name string `json:"name"`
 	Doc
-	Source     ResolvedSource  `json:"source"`
-	PrimaryKey []string        `json:"primary_key,omitempty"`
-	UniqueKeys [][]string      `json:"unique_keys,omitempty"`
-	Fields     []ArtifactField `json:"fields"`
+	Source     ResolvedSource `json:"source"`
+	PrimaryKey []string       `json:"primary_key,omitempty"`
+	UniqueKeys [][]string     `json:"unique_keys,omitempty"`
+	// KeyPhysical lists the key columns above that name no field: physical
+	// columns of the source, checked when the model is bound to an engine.
+	KeyPhysical []string        `json:"key_physical,omitempty"`
+	Fields      []ArtifactField `json:"fields"`
 }
 
 // ArtifactField is a field with its selected portable expression parsed into
@@ -97,6 +103,26 @@ type ArtifactField struct {
 	SQL      string                    `json:"sql"`
 	Expr     expr.Expr                 `json:"expr"`
 	Dialects []ossie.DialectExpression `json:"dialects,omitempty"`
+	// Implicit marks a field the compiler added for a physical column a
+	// metric reads without a declared field (warning OSS2021); its Expr is
+	// the bare column. It is not a declared dimension.
+	Implicit bool `json:"implicit,omitempty"`
+	// StoredTimezone is the IANA zone the instants of a naive DateTime
+	// column are stored in, as declared by the OSSIE custom extension on
+	// the field, its dataset or its model (the nearest wins); "" means not
+	// declared (the install default applies, UTC unless configured).
+	StoredTimezone string `json:"stored_timezone,omitempty"`
+}
+
+// ArtifactJoinChoice records a dataset that reaches another by two or more
+// many-to-one join paths (warning OSS2020). Paths lists every candidate,
+// each as the relationship names walked from From to To in order; a query
+// that joins To to a dataset at or below From must choose one (a `via`
+// naming a relationship of exactly one path), or is refused (OSS4011).
+type ArtifactJoinChoice struct {
+	From  string     `json:"from"`
+	To    string     `json:"to"`
+	Paths [][]string `json:"paths"`
 }
 
 // ArtifactRelationship is a many-to-one join: From (many) → To (one), columns
@@ -131,6 +157,10 @@ type ArtifactMetric struct {
 	// the only dataset its other aggregates read, else the model's only
 	// dataset, else its only fact dataset (the `to` of no relationship).
 	RowsOf string `json:"rows_of,omitempty"`
+	// Via lists the relationships the metric pins (OSSIE custom extension
+	// `{"via": [...]}`): where a dimension could be joined by several
+	// paths (JoinChoices), the path through one of these is used.
+	Via []string `json:"via,omitempty"`
 	// Type is the metric's type parameters (running total, rolling window,
 	// period over period; docs/metrics.md); nil for a plain metric.
 	Type *MetricType `json:"type,omitempty"`

@@ -10,16 +10,16 @@ const (
 	CodeDuplicateKey       = "OSS1004" // the same key twice in one mapping
 	CodeMissingKey         = "OSS1005" // a required key is absent
 	CodeUnsupportedVersion = "OSS1006" // `version` missing or not one this build reads
-	CodeInvalidValue       = "OSS1007" // value outside its enumeration (datatype, dialect, source kind)
+	CodeInvalidValue       = "OSS1007" // value outside its enumeration (datatype, source kind)
 	CodeSchema             = "OSS1008" // JSON Schema violation not covered by a more specific code
 
 	CodeDuplicateName       = "OSS2001" // two datasets/fields/metrics/relationships share a name
 	CodeUnknownDataset      = "OSS2002" // a relationship or reference names a dataset that does not exist
-	CodeUnknownColumn       = "OSS2003" // a key or relationship column names no field of its dataset
+	CodeUnknownColumn       = "OSS2003" // a key column is an empty name (other key columns are fields or physical columns)
 	CodeColumnCountMismatch = "OSS2004" // from_columns and to_columns differ in length
 	CodeNotAKey             = "OSS2005" // to_columns are not the primary key or a unique key of `to`
 	CodeAssumedKey          = "OSS2006" // warning: `to` declares no keys; the relationship asserts uniqueness
-	CodeJoinGraphNotTree    = "OSS2007" // a cycle or two join paths between two datasets
+	CodeJoinGraphNotTree    = "OSS2007" // a cycle of many-to-one relationships (a dataset reaching itself)
 	CodeNoPortableDialect   = "OSS2008" // no OSSIE_SQL_2026 or ANSI_SQL entry to translate
 	CodeUnknownReference    = "OSS2009" // expression names an unknown dataset, field or metric
 	CodeMetricCycle         = "OSS2010" // derived metrics reference each other in a cycle
@@ -30,7 +30,6 @@ const (
 	CodeSelfRelationship    = "OSS2015" // a relationship from a dataset to itself
 
 	// Metric types (metric_type.go, docs/metrics.md).
-	CodeMetricTypeData        = "OSS2040" // an "ossie" extension's data is not a JSON object, or a metric is typed twice
 	CodeMetricTypeSchema      = "OSS2041" // metric type parameters violate schema/metric-type.v1.schema.json
 	CodeMetricTypeNotAdditive = "OSS2042" // a windowed metric's expression is not one SUM or COUNT
 	CodeMetricTypeRef         = "OSS2043" // a metric refers to a typed metric
@@ -76,4 +75,17 @@ const (
 	CodeUnknownAttribute = "OSS2017" // a row filter names an undeclared caller attribute or writes {{ }} wrongly
 	CodeBadMask          = "OSS2018" // mask parameters do not fit the mask kind
 	CodeBadRowFilter     = "OSS2019" // a row filter aggregates or reads a field of another dataset
+)
+
+// Real-world model codes (docs/problems.md): shapes the Ossie spec allows
+// that are read with a warning, and the few new ways they can be wrong.
+const (
+	CodeUnknownDialect    = "OSS1009" // warning: a dialect name this build does not know; the entry is kept, not executed
+	CodeAmbiguousPaths    = "OSS2020" // warning: two or more many-to-one join paths between two datasets; a query must choose
+	CodeMetricColumn      = "OSS2021" // warning: a metric reads a physical column that is not a declared field (checked at bind)
+	CodeBadExtension      = "OSS2022" // an Ossie custom extension (vendor_name OSSIE) is malformed or names something unknown
+	CodeVendorDialect     = "OSS3009" // warning: an expression given only in a vendor dialect is read as ANSI SQL
+	CodeVendorNotPortable = "OSS3010" // an expression given only in a vendor dialect does not mean the same in ANSI SQL
+	CodeAmbiguousJoin     = "OSS4011" // a query needs a dataset reached by several many-to-one paths and names none
+	CodeBindingType       = "OSS5008" // a field's declared datatype disagrees with the column the engine stores (time zone)
 )

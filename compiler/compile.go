@@ -1,7 +1,10 @@
 package compiler
 
 import (
+	"cmp"
 	"slices"
+
+	"github.com/ossie-dev/ossie/api/ossie"
 
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/expr"
@@ -86,11 +89,12 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 			src.Table = withDefaults(src.Table, opts)
 		}
 		ad := ArtifactDataset{
-			Name:       ds.Name,
-			Doc:        Doc{Description: ds.Description, AIContext: ds.AIContext},
-			Source:     src,
-			PrimaryKey: slices.Clone(ds.PrimaryKey),
-			Fields:     make([]ArtifactField, len(ds.Fields)),
+			Name:        ds.Name,
+			Doc:         Doc{Description: ds.Description, AIContext: ds.AIContext},
+			Source:      src,
+			PrimaryKey:  slices.Clone(ds.PrimaryKey),
+			KeyPhysical: mc.keyPhysical[d],
+			Fields:      make([]ArtifactField, len(ds.Fields)),
 		}
 		for _, k := range ds.UniqueKeys {
 			ad.UniqueKeys = append(ad.UniqueKeys, slices.Clone(k))
@@ -102,11 +106,21 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 				Name: fl.Name,
 				FieldDoc: FieldDoc{Label: fl.Label, Description: fl.Description, Datatype: fl.Datatype,
 					IsTime: fl.IsTime(), AIContext: fl.AIContext},
-				Dialect:  ce.dialect,
-				SQL:      ce.sql,
-				Expr:     exprOf(ce),
-				Dialects: slices.Clone(fl.Expression.Dialects),
+				Dialect:        ce.dialect,
+				SQL:            ce.sql,
+				Expr:           exprOf(ce),
+				Dialects:       slices.Clone(fl.Expression.Dialects),
+				StoredTimezone: mc.fieldZones[d][f],
 			}
+		}
+		// Columns metrics read without a declared field become implicit
+		// fields, so the planner resolves them like any field and bind
+		// checks them (validate_metrics.go, physicalColumn).
+		for _, col := range mc.metricColumns[d] {
+			ad.Fields = append(ad.Fields, ArtifactField{
+				Name: col.Name, Implicit: true, Dialect: ossie.OssieSQL2026,
+				SQL: expr.Format(col), Expr: expr.Expr{Node: col},
+			})
 		}
 		art.Datasets[d] = ad
 	}
@@ -122,6 +136,20 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 			ToPhysical:   mc.relPhysical[i].to,
 		})
 	}
+	for _, c := range mc.graph.choices {
+		jc := ArtifactJoinChoice{From: m.Datasets[c.from].Name, To: m.Datasets[c.to].Name}
+		for _, p := range c.paths {
+			names := make([]string, len(p))
+			for k, rel := range p {
+				names[k] = m.Relationships[rel].Name
+			}
+			jc.Paths = append(jc.Paths, names)
+		}
+		art.JoinChoices = append(art.JoinChoices, jc)
+	}
+	slices.SortFunc(art.JoinChoices, func(a, b ArtifactJoinChoice) int {
+		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To))
+	})
 	for i := range m.Metrics {
 		mt := &m.Metrics[i]
 		cm := mc.metricExprs[i]
@@ -134,6 +162,7 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 			Dialects:  slices.Clone(mt.Expression.Dialects),
 			DependsOn: cm.deps,
 			Datasets:  cm.datasets,
+			Via:       mc.metricVia[i],
 		}
 		if mc.metricTypes != nil {
 			am.Type = mc.metricTypes[i]

@@ -176,7 +176,7 @@ func TestCompileArtifact(t *testing.T) {
 }
 
 func TestCompileWithErrorsReturnsNoArtifact(t *testing.T) {
-	arts, probs := Compile(parseOK(t, shop(met("bad", "SUM(orders.nope)"))), CompileOptions{})
+	arts, probs := Compile(parseOK(t, shop(met("bad", "SUM(ordrs.amount)"))), CompileOptions{})
 	if arts != nil || !probs.HasErrors() {
 		t.Fatalf("arts %v probs %v", arts, probs)
 	}
@@ -278,7 +278,7 @@ semantic_model:
 // sorted by position.
 func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
 	text := doc([]string{
-		ds("orders", "shop.orders", "primary_key: [order_id, nope]",
+		ds("orders", "shop.orders", "primary_key: [order_id, order_id]",
 			fld("order_id", "order_id"), fld("amount", "SUM(amount)"), fld("amount", "amount"),
 			fld("customer_id", "customer_id")),
 		ds("customers", `"bad path"`, "primary_key: [customer_id]", fld("customer_id", "customer_id"), fld("region", "region")),
@@ -288,7 +288,7 @@ func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
 		rel("r2", "orders", "customers", "customer_id", "region"),
 	}, []string{
 		met("revenue", "SUM(orders.amount)"),
-		met("bad_ref", "SUM(orders.amont)"),
+		met("bad_ref", "SUM(ordrs.amount)"),
 		met("no_agg", "orders.amount"),
 		met("loop_a", "loop_b"),
 		met("loop_b", "loop_a"),
@@ -298,7 +298,7 @@ func TestValidateReportsEveryProblemAtOnce(t *testing.T) {
 	got := Validate(parseOK(t, text))
 	m0 := "semantic_model[0]"
 	want := []string{
-		"error OSS2003 " + m0 + ".datasets[0].primary_key[1]",
+		"error OSS2001 " + m0 + ".datasets[0].primary_key[1]",
 		"error OSS3004 " + m0 + ".datasets[0].fields[1].expression.dialects[0].expression",
 		"error OSS2001 " + m0 + ".datasets[0].fields[2].name",
 		"error OSS2014 " + m0 + ".datasets[1].source",

@@ -15,14 +15,6 @@ import (
 	"github.com/ossie-dev/ossie/compiler/expr"
 )
 
-// MetricTypeKey is the key, inside the data of a metric's custom extension
-// whose vendor_name is MetricTypeVendor, that holds the metric's type
-// parameters (schema/metric-type.v1.schema.json, docs/metrics.md).
-const (
-	MetricTypeVendor = "ossie"
-	MetricTypeKey    = "ossie.dev/metric"
-)
-
 // Metric types (docs/metrics.md). The metric's expression is the
 // per-period value; the type says how it is windowed along the query's
 // time dimension.
@@ -33,7 +25,8 @@ const (
 	MetricSemi       = "semi_additive"      // summed across dimensions, picked along a time field
 )
 
-// MetricType is a metric's typed parameters, version 1, as the artifact
+// MetricType is a metric's typed parameters, version 1 (the "metric" key
+// of its OSSIE custom extension, schema/metric-type.v1.schema.json), as the artifact
 // keeps them. Which fields are set depends on Type (the schema enforces
 // it): cumulative has Window ("all" or "to_date") and, to date, Grain
 // (week, month, quarter, year); rolling has Count and Unit (day … year);
@@ -74,38 +67,24 @@ var metricTypeSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	return c.Compile(metricTypeSchemaURL)
 })
 
-// checkMetricTypes reads and validates every metric's type parameters,
-// after the metrics' expressions are resolved. Problems: OSS2040 (the
-// extension's data is not a JSON object, or two entries type one metric),
-// OSS2041 (a schema violation, one per violation, at its path), OSS2042
-// (a windowed expression that is not one additive aggregate), OSS2043 (a
-// metric that refers to a typed metric).
+// metricTypeData is the "metric" value of a metric's OSSIE extension
+// (validate_extensions.go) and its path; raw is nil when there is none.
+type metricTypeData struct {
+	path string
+	raw  json.RawMessage
+}
+
+// checkMetricTypes validates every metric's type parameters, the "metric"
+// key of its OSSIE custom extension, after the metrics' expressions and
+// the extensions are read. Problems: OSS2041 (a schema violation, one per
+// violation, at its path), OSS2042 (a windowed expression that is not one
+// additive aggregate), OSS2043 (a metric that refers to a typed metric),
+// OSS2044 (a semi-additive along field that does not fit).
 func (mc *modelCheck) checkMetricTypes() {
 	mc.metricTypes = make([]*MetricType, len(mc.m.Metrics))
-	for i := range mc.m.Metrics {
-		mt := &mc.m.Metrics[i]
-		for e, ext := range mt.CustomExtensions {
-			if !strings.EqualFold(ext.VendorName, MetricTypeVendor) {
-				continue
-			}
-			path := fmt.Sprintf("%s.custom_extensions[%d].data", mc.metricPath(i), e)
-			var data map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(ext.Data), &data); err != nil {
-				mc.errorf(CodeMetricTypeData, path, "the data of an %q extension must be a JSON object: %v", MetricTypeVendor, err)
-				continue
-			}
-			raw, ok := data[MetricTypeKey]
-			if !ok {
-				continue
-			}
-			path += "." + MetricTypeKey
-			if mc.metricTypes[i] != nil {
-				mc.errorf(CodeMetricTypeData, path, "metric %s has its type given twice; keep one %q entry", mt.Name, MetricTypeKey)
-				continue
-			}
-			if t := mc.metricType(path, raw); t != nil {
-				mc.metricTypes[i] = t
-			}
+	for i, d := range mc.metricTypeRaw {
+		if d.raw != nil {
+			mc.metricTypes[i] = mc.metricType(d.path, d.raw)
 		}
 	}
 	for i, t := range mc.metricTypes {
@@ -160,8 +139,8 @@ func (mc *modelCheck) metricType(path string, raw json.RawMessage) *MetricType {
 		return nil
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		mc.errorf(CodeMetricTypeData, path, "not JSON: %v", err)
+	if err != nil { // checkExtensions decoded it already
+		mc.errorf(CodeMetricTypeSchema, path, "not JSON: %v", err)
 		return nil
 	}
 	if err := sch.Validate(inst); err != nil {
@@ -198,7 +177,7 @@ func (mc *modelCheck) metricType(path string, raw json.RawMessage) *MetricType {
 	}
 	var t MetricType
 	if err := json.Unmarshal(raw, &t); err != nil {
-		mc.errorf(CodeMetricTypeData, path, "%v", err)
+		mc.errorf(CodeMetricTypeSchema, path, "%v", err)
 		return nil
 	}
 	return &t

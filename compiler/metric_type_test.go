@@ -7,42 +7,46 @@ import (
 	"testing"
 )
 
-// typed renders a metric with an "ossie" custom extension holding data.
+// typed renders a metric with an OSSIE custom extension holding data.
 func typed(name, sql, data string) string {
-	return fmt.Sprintf("{name: %s, expression: {dialects: [{dialect: ANSI_SQL, expression: %q}]}, custom_extensions: [{vendor_name: ossie, data: %q}]}", name, sql, data)
+	return fmt.Sprintf("{name: %s, expression: {dialects: [{dialect: ANSI_SQL, expression: %q}]}, custom_extensions: [{vendor_name: OSSIE, data: %q}]}", name, sql, data)
 }
 
 func TestMetricTypes(t *testing.T) {
 	const m2 = "semantic_model[0].metrics[2]"
-	const at = m2 + ".custom_extensions[0].data.ossie.dev/metric"
+	const at = m2 + ".custom_extensions[0].data.metric"
 	tests := []struct {
 		name string
 		doc  string
 		want []string
 		msg  string
 	}{
-		{"cumulative to date", shop(typed("ytd", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "to_date", "grain": "year"}}`)), nil, ""},
-		{"other ossie keys are left alone", shop(typed("x", "revenue", `{"ossie.dev/other": 1}`)), nil, ""},
-		{"other vendors are left alone", shop(strings.Replace(typed("x", "revenue", `not json`), "ossie", "acme", 1)), nil, ""},
+		{"cumulative to date", shop(typed("ytd", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "to_date", "grain": "year"}}`)), nil, ""},
+		{"other vendors are left alone", shop(strings.Replace(typed("x", "revenue", `not json`), "OSSIE", "acme", 1)), nil, ""},
 		{"data not JSON", shop(typed("x", "revenue", `cumulative`)),
-			[]string{"error OSS2040 " + m2 + ".custom_extensions[0].data"}, "must be a JSON object"},
-		{"every schema violation at its path", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "rolling", "count": 0, "unit": "fortnight"}}`)),
+			[]string{"error OSS2022 " + m2 + ".custom_extensions[0].data"}, "must be a JSON object"},
+		{"a type and a via in one extension", shop(typed("x", "revenue", `{"via": ["nope"], "metric": {"version": 1, "type": "cumulative", "window": "all"}}`)),
+			[]string{"error OSS2022 " + m2 + ".custom_extensions"}, "nope"},
+		{"a type on a dataset", strings.Replace(shop(), "source: shop.orders", `source: shop.orders
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "cumulative", "window": "all"}}'}]`, 1),
+			[]string{"error OSS2022 " + "semantic_model[0].datasets[0].custom_extensions[0].data"}, "timezone"},
+		{"every schema violation at its path", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "rolling", "count": 0, "unit": "fortnight"}}`)),
 			[]string{"error OSS2041 " + at + ".count", "error OSS2041 " + at + ".unit"}, "minimum"},
-		{"parameter of another type", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "all", "count": 3}}`)),
+		{"parameter of another type", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "all", "count": 3}}`)),
 			[]string{"error OSS2041 " + at + ".count"}, "not a parameter of this metric type"},
-		{"to_date needs a grain", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "to_date"}}`)),
+		{"to_date needs a grain", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "to_date"}}`)),
 			[]string{"error OSS2041 " + at}, "grain"},
-		{"unknown version", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 2, "type": "cumulative", "window": "all"}}`)),
+		{"unknown version", shop(typed("x", "revenue", `{"metric": {"version": 2, "type": "cumulative", "window": "all"}}`)),
 			[]string{"error OSS2041 " + at + ".version"}, "1"},
-		{"not additive", shop(typed("x", "COUNT(DISTINCT orders.customer_id)", `{"ossie.dev/metric": {"version": 1, "type": "rolling", "count": 7, "unit": "day"}}`)),
+		{"not additive", shop(typed("x", "COUNT(DISTINCT orders.customer_id)", `{"metric": {"version": 1, "type": "rolling", "count": 7, "unit": "day"}}`)),
 			[]string{"error OSS2042 " + m2 + ".expression"}, "one SUM or COUNT"},
-		{"semi-additive along a field of its dataset", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "semi_additive", "along": "orders.amount", "pick": "last"}}`)),
+		{"semi-additive along a field of its dataset", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "semi_additive", "along": "orders.amount", "pick": "last"}}`)),
 			[]string{"error OSS2044 " + m2 + ".custom_extensions"}, "not a time dimension"},
-		{"semi-additive along another dataset", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "semi_additive", "along": "customers.region", "pick": "last"}}`)),
+		{"semi-additive along another dataset", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "semi_additive", "along": "customers.region", "pick": "last"}}`)),
 			[]string{"error OSS2044 " + m2 + ".custom_extensions"}, "of the dataset it aggregates (orders)"},
-		{"semi-additive needs a pick", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "semi_additive", "along": "orders.amount"}}`)),
+		{"semi-additive needs a pick", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "semi_additive", "along": "orders.amount"}}`)),
 			[]string{"error OSS2041 " + at}, "pick"},
-		{"referring to a typed metric", shop(typed("x", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "all"}}`), met("y", "x * 2")),
+		{"referring to a typed metric", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "all"}}`), met("y", "x * 2")),
 			[]string{"error OSS2043 semantic_model[0].metrics[3].expression"}, "a cumulative metric"},
 	}
 	for _, tt := range tests {
@@ -60,7 +64,7 @@ func TestMetricTypes(t *testing.T) {
 }
 
 func TestMetricTypeInArtifact(t *testing.T) {
-	arts, probs := Compile(parseOK(t, shop(typed("ytd", "revenue", `{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "to_date", "grain": "year"}}`))), CompileOptions{})
+	arts, probs := Compile(parseOK(t, shop(typed("ytd", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "to_date", "grain": "year"}}`))), CompileOptions{})
 	if probs.HasErrors() {
 		t.Fatal(probs.Error())
 	}

@@ -20,9 +20,14 @@ import (
 //     (the rest of the document is then not read: it is never read at a
 //     guessed version);
 //   - CodeUnknownKey (with a "did you mean"), CodeDuplicateKey,
-//     CodeMissingKey, CodeWrongType, CodeInvalidValue (datatype, dialect,
-//     source kind; with a "did you mean"), CodeEmpty (datasets, dialects,
-//     from_columns, to_columns given as empty lists).
+//     CodeMissingKey, CodeWrongType, CodeInvalidValue (datatype, source
+//     kind; with a "did you mean"), CodeEmpty (datasets, dialects,
+//     from_columns, to_columns given as empty lists);
+//   - warnings: CodeUnknownDialect for a dialect name this build does not
+//     know (kept, never executed).
+//
+// Version 0.1.1 documents may carry the top-level `dialects` and `vendors`
+// lists of that version's schema; later versions may not.
 //
 // Scalar rule: where the spec wants a string, only a string is accepted. YAML
 // reads `name: 2024`, `name: true` or `name: 1.10` as a number or boolean, and

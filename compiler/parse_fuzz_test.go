@@ -44,7 +44,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("marshal: %v", err)
 		}
 		again, probs2 := Parse(js)
-		if len(probs2) > 0 {
+		if probs2.HasErrors() {
 			t.Fatalf("marshalled document rejected: %v\n%s", probs2, js)
 		}
 		if !reflect.DeepEqual(parsed.Doc, again.Doc) {

@@ -3,6 +3,7 @@ package compiler
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 )
@@ -21,6 +22,8 @@ func (w *walker) document(root *ynode) *ossie.Document {
 func documentKeys(w *walker, d *ossie.Document) []key {
 	return []key{
 		{name: "version", required: true, read: w.str(&d.Version)},
+		{name: "dialects", read: w.topList(d, &d.Dialects, "dialects", true)},
+		{name: "vendors", read: w.topList(d, &d.Vendors, "vendors", false)},
 		{name: "semantic_model", required: true, read: func(n *ynode, path string) {
 			d.SemanticModel = []ossie.SemanticModel{}
 			w.list(n, path, "a list of semantic models", func(n *ynode, path string) {
@@ -179,7 +182,7 @@ func expressionKeys(w *walker, e *ossie.Expression) []key {
 
 func dialectExpressionKeys(w *walker, d *ossie.DialectExpression) []key {
 	return []key{
-		{name: "dialect", required: true, read: enum(w, &d.Dialect, ossie.Dialects, "dialect")},
+		{name: "dialect", required: true, read: w.dialect(&d.Dialect)},
 		{name: "expression", required: true, read: w.str(&d.Expression)},
 	}
 }
@@ -296,4 +299,54 @@ func customExtensionKeys(w *walker, c *ossie.CustomExtension) []key {
 		{name: "vendor_name", required: true, read: w.str(&c.VendorName)},
 		{name: "data", required: true, read: w.str(&c.Data)},
 	}
+}
+
+// topList reads the 0.1.1 top-level `dialects` or `vendors` list (strings).
+// Later versions dropped them, so there they are unknown keys. Each unknown
+// dialect name is a CodeUnknownDialect warning, as in expressions.
+func (w *walker) topList(d *ossie.Document, dst *[]string, what string, dialects bool) func(*ynode, string) {
+	return func(n *ynode, path string) {
+		if d.Version != ossie.Version011 {
+			w.add(CodeUnknownKey, path, n.pos, fmt.Sprintf("top-level `%s` is a key of version %s documents only; remove it (`ossiectl migrate` does) or declare version %q", what, ossie.Version011, ossie.Version011))
+			return
+		}
+		w.strList(dst, false, false)(n, path)
+		if !dialects || n.kind != kindSeq {
+			return
+		}
+		for i, item := range n.seq {
+			if item.kind == kindString {
+				w.knownDialect(item, indexPath(path, i))
+			}
+		}
+	}
+}
+
+// dialect reads a dialect name. A name this build does not know is kept
+// with a CodeUnknownDialect warning: the spec's list grows between
+// releases, and an entry in an unknown dialect is never executed anyway.
+func (w *walker) dialect(dst *ossie.Dialect) func(*ynode, string) {
+	return func(n *ynode, path string) {
+		if n.kind != kindString {
+			w.wrongType(n, path, "a string")
+			return
+		}
+		*dst = ossie.Dialect(n.str)
+		w.knownDialect(n, path)
+	}
+}
+
+func (w *walker) knownDialect(n *ynode, path string) {
+	names := make([]string, len(ossie.Dialects))
+	for i, d := range ossie.Dialects {
+		names[i] = string(d)
+		if string(d) == n.str {
+			return
+		}
+	}
+	msg := fmt.Sprintf("dialect %q is not one this build knows (%s); entries in it are kept but never executed", n.str, strings.Join(names, ", "))
+	if s := DidYouMean(n.str, names); s != "" {
+		msg += fmt.Sprintf("; did you mean `%s`?", s)
+	}
+	w.probs = append(w.probs, Problem{Code: CodeUnknownDialect, Severity: SeverityWarning, Path: path, Line: n.pos.Line, Column: n.pos.Column, Message: msg})
 }

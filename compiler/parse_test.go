@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ semantic_model:
 	}
 	want := []got{
 		{CodeUnknownKey, "semantic_model[0].datasets[0].primay_key", 7, 9, "did you mean `primary_key`?"},
-		{CodeInvalidValue, "semantic_model[0].datasets[0].fields[0].expression.dialects[0].dialect", 10, 47, "did you mean `ANSI_SQL`?"},
+		{CodeUnknownDialect, "semantic_model[0].datasets[0].fields[0].expression.dialects[0].dialect", 10, 47, "did you mean `ANSI_SQL`?"},
 		{CodeInvalidValue, "semantic_model[0].datasets[0].fields[0].datatype", 11, 23, "did you mean `Integer`?"},
 		{CodeWrongType, "semantic_model[0].datasets[0].fields[1].name", 12, 19, `quote it to mean the text: "2024"`},
 		{CodeEmpty, "semantic_model[0].datasets[0].fields[1].expression.dialects", 13, 36, "at least one"},
@@ -74,7 +75,7 @@ semantic_model:
 	}
 	for i, w := range want {
 		p := probs[i]
-		if p.Code != w.code || p.Path != w.path || p.Line != w.line || p.Column != w.col || !strings.Contains(p.Message, w.hint) || p.Severity != SeverityError {
+		if p.Code != w.code || p.Path != w.path || p.Line != w.line || p.Column != w.col || !strings.Contains(p.Message, w.hint) || (p.Severity != SeverityError) != (w.code == CodeUnknownDialect) {
 			t.Errorf("problem %d:\n got  %v\n want %s %s %d:%d containing %q", i, p, w.code, w.path, w.line, w.col, w.hint)
 		}
 	}
@@ -359,5 +360,52 @@ func TestParsePrefixesNeverPanicAndAgree(t *testing.T) {
 		if probs.HasErrors() != s.HasErrors() {
 			t.Fatalf("prefix %d: Parse errors %v, schema errors %v\nParse: %v\nSchema: %v", i, probs.HasErrors(), s.HasErrors(), probs, s)
 		}
+	}
+}
+
+// 0.1.1 documents may carry that schema's top-level `dialects` and
+// `vendors`; 0.2.0.dev0 dropped them. Unknown dialect names are warnings.
+func TestTopLevelDialectsAndVendors(t *testing.T) {
+	body := `
+dialects: [ANSI_SQL, SNOWFLAKE, LOOKML]
+vendors: [COMMON, DBT]
+semantic_model:
+  - name: m
+    datasets:
+      - name: t
+        source: t
+        fields:
+          - {name: a, expression: {dialects: [{dialect: ANSI_SQL, expression: a}, {dialect: QLIK, expression: "[a]"}]}}
+`
+	p, probs := Parse([]byte(`version: "0.1.1"` + body))
+	if probs.HasErrors() || len(probs) != 2 {
+		t.Fatalf("0.1.1: want two warnings, got %v", probs)
+	}
+	for i, path := range []string{"dialects[2]", "semantic_model[0].datasets[0].fields[0].expression.dialects[1].dialect"} {
+		if probs[i].Code != CodeUnknownDialect || probs[i].Path != path || probs[i].Severity != SeverityWarning {
+			t.Errorf("problem %d: %v, want warning OSS1009 at %s", i, probs[i], path)
+		}
+	}
+	if len(p.Doc.Dialects) != 3 || len(p.Doc.Vendors) != 2 {
+		t.Errorf("lists not read: %+v %+v", p.Doc.Dialects, p.Doc.Vendors)
+	}
+	if arts, probs := Compile(p, CompileOptions{}); len(arts) != 1 || probs.HasErrors() {
+		t.Errorf("0.1.1 document does not compile: %v", probs)
+	}
+	if probs := ValidateSchema([]byte(`version: "0.1.1"` + body)); probs.HasErrors() {
+		t.Errorf("schema refuses the 0.1.1 document: %v", probs)
+	}
+	_, probs = Parse([]byte(`version: "0.2.0.dev0"` + body))
+	var unknown []string
+	for _, pr := range probs {
+		if pr.Code == CodeUnknownKey {
+			unknown = append(unknown, pr.Path)
+		}
+	}
+	if !slices.Equal(unknown, []string{"dialects", "vendors"}) {
+		t.Errorf("0.2.0.dev0: want OSS1002 at dialects and vendors, got %v", probs)
+	}
+	if probs := ValidateSchema([]byte(`version: "0.2.0.dev0"` + body)); !probs.HasErrors() {
+		t.Errorf("schema accepts top-level dialects at 0.2.0.dev0")
 	}
 }

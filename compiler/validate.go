@@ -15,7 +15,7 @@ import (
 // warnings, means the document compiles. The rules, by concern:
 //   - names (validate_names.go): non-empty, at most 128 characters, unique
 //     per model (datasets, metrics, relationships) and per dataset (fields);
-//     keys name fields of their dataset;
+//     key columns are fields or physical columns (checked at bind);
 //   - sources (source.go): readable as a table path, a query or a data file;
 //   - relationships (validate_relationships.go): existing datasets, equal
 //     column counts, to_columns a declared key of `to`;
@@ -58,8 +58,13 @@ type modelCheck struct {
 	sources       []ResolvedSource
 	fieldExprs    [][]checkedExpr // per dataset, per field
 	metricExprs   []checkedMetric
-	metricTypes   []*MetricType // per metric, nil when untyped (metric_type.go)
-	relPhysical   []relColumns // per relationship: columns that name no field
+	relPhysical   []relColumns       // per relationship: columns that name no field
+	keyPhysical   [][]string         // per dataset: key columns that name no field
+	metricColumns map[int][]expr.Ref // per dataset: physical columns metrics read (no field)
+	fieldZones    [][]string         // per dataset, per field: declared stored time zone
+	metricVia     [][]string         // per metric: relationships it pins
+	metricTypes   []*MetricType      // per metric, nil when untyped (metric_type.go)
+	metricTypeRaw []metricTypeData   // per metric: its OSSIE extension's "metric" value (checkExtensions)
 	graph         *joinGraph
 	datasetNames  []string
 	metricNames   []string
@@ -135,6 +140,7 @@ func (mc *modelCheck) run() {
 	mc.buildGraph()
 	mc.checkFields()
 	mc.checkMetrics()
+	mc.checkExtensions()
 	mc.checkMetricTypes()
 }
 

@@ -9,7 +9,8 @@ import (
 
 // parsePortable selects the portable dialect entry of an expression
 // (OSSIE_SQL_2026 preferred, then ANSI_SQL; OSSIE.md "Dialects") and parses
-// it under the bounded grammar. path is the `...expression` path; parse
+// it under the bounded grammar; without one, a SQL vendor entry that means
+// the same is used (validate_vendor.go). path is the `...expression` path; parse
 // problems are reported at `...expression.dialects[i].expression`. what and
 // name describe the owner for messages ("field", "orders.amount").
 func (mc *modelCheck) parsePortable(path, what, name string, e ossie.Expression) checkedExpr {
@@ -19,6 +20,9 @@ func (mc *modelCheck) parsePortable(path, what, name string, e ossie.Expression)
 	}
 	chosen, ok := e.Portable()
 	if !ok {
+		if ce, tried := mc.parseVendor(path, what, name, e); tried {
+			return ce
+		}
 		mc.errorf(CodeNoPortableDialect, path, "%s %q has no %s expression to translate; it has %s (other dialects are kept but not executed)", what, name, portableNames(), dialectNames(e.Dialects))
 		return checkedExpr{}
 	}

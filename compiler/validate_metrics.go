@@ -197,9 +197,7 @@ func (w *metricWalk) insideRef(v expr.Ref) expr.Node {
 		}
 		f, ok := mc.fields[d].find(v.Name, v.Quoted)
 		if !ok {
-			ds := mc.m.Datasets[d].Name
-			w.errorf(CodeUnknownReference, "metric %q references %s.%s, but dataset %q has no field %q%s", w.name, ds, v.Name, ds, v.Name, hint(v.Name, mc.fieldNames(d)))
-			return v
+			return w.physicalColumn(d, v)
 		}
 		w.agg.datasets[d] = true
 		return expr.Ref{Qualifier: mc.m.Datasets[d].Name, Name: mc.m.Datasets[d].Fields[f].Name, Quoted: v.Quoted}
@@ -226,6 +224,9 @@ func (w *metricWalk) insideRef(v expr.Ref) expr.Node {
 			w.errorf(CodeNestedAggregate, "metric %q uses metric %q inside aggregate %s; a metric is already an aggregate — use it outside aggregates (e.g. %s / 2)", w.name, v.Name, w.agg.name, v.Name)
 			return v
 		}
+		if d, ok := w.onlyDataset(); ok {
+			return w.physicalColumn(d, v)
+		}
 		w.errorf(CodeUnknownReference, "metric %q references %q inside %s, but no dataset has a field of that name; write dataset.field%s", w.name, v.Name, w.agg.name, hint(v.Name, mc.allFieldNames()))
 		return v
 	default:
@@ -236,6 +237,48 @@ func (w *metricWalk) insideRef(v expr.Ref) expr.Node {
 		w.errorf(CodeUnknownReference, "metric %q references %q, which is ambiguous: %s; qualify it as dataset.field", w.name, v.Name, strings.Join(names, ", "))
 		return v
 	}
+}
+
+// physicalColumn reads dataset.column, where column is no declared field,
+// as a physical column of the dataset's source (converter outputs write
+// metrics over columns): a CodeMetricColumn warning, an implicit field in
+// the artifact, and a check at bind time (drift when it is missing).
+func (w *metricWalk) physicalColumn(d int, v expr.Ref) expr.Node {
+	mc := w.mc
+	ds := mc.m.Datasets[d].Name
+	mc.add(CodeMetricColumn, SeverityWarning, w.path, fmt.Sprintf(
+		"metric %q reads %s.%s, which is not a declared field of %q: it is read as a physical column of the source and checked when the model is bound to an engine%s",
+		w.name, ds, v.Name, ds, hint(v.Name, mc.fieldNames(d))))
+	w.agg.datasets[d] = true
+	mc.addMetricColumn(d, v)
+	return expr.Ref{Qualifier: ds, Name: v.Name, Quoted: v.Quoted}
+}
+
+// onlyDataset is the dataset a bare column of a metric belongs to: the
+// only one the metric names as dataset.field, else the model's only one.
+func (w *metricWalk) onlyDataset() (int, bool) {
+	if len(w.qualDS) == 1 {
+		for d := range w.qualDS {
+			return d, true
+		}
+	}
+	if len(w.qualDS) == 0 && len(w.mc.datasetNames) == 1 {
+		return w.mc.datasets.exact[w.mc.datasetNames[0]], true
+	}
+	return 0, false
+}
+
+// addMetricColumn records a physical column a metric reads (once).
+func (mc *modelCheck) addMetricColumn(d int, v expr.Ref) {
+	if mc.metricColumns == nil {
+		mc.metricColumns = map[int][]expr.Ref{}
+	}
+	for _, r := range mc.metricColumns[d] {
+		if r.Name == v.Name {
+			return
+		}
+	}
+	mc.metricColumns[d] = append(mc.metricColumns[d], expr.Ref{Name: v.Name, Quoted: v.Quoted})
 }
 
 // bareOwners lists the fields a bare name can mean: exact name first; an

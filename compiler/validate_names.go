@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -105,9 +106,13 @@ func (mc *modelCheck) isOwnDataset(d int) bool {
 	return ok && i == d
 }
 
-// checkKeys: primary_key and unique_keys name fields of their dataset
-// (OSSIE.md "Dataset"); a key is what a relationship's to_columns must match.
+// checkKeys: primary_key and unique_keys name columns of their dataset
+// (OSSIE.md "Dataset": the spec calls them columns). A key column that is
+// a declared field is checked now; one that is not is read as a physical
+// column of the source, recorded in keyPhysical and checked at bind time
+// against the engine (a missing one is drift), as relationship columns are.
 func (mc *modelCheck) checkKeys() {
+	mc.keyPhysical = make([][]string, len(mc.m.Datasets))
 	for d := range mc.m.Datasets {
 		ds := &mc.m.Datasets[d]
 		path := mc.datasetPath(d)
@@ -132,8 +137,12 @@ func (mc *modelCheck) checkKeyColumns(d int, path, what string, cols []string) {
 			continue
 		}
 		seen[col] = true
-		if _, ok := mc.fields[d].exact[col]; !ok {
-			mc.errorf(CodeUnknownColumn, cp, "%s column %q is not a field of dataset %q%s", what, col, mc.m.Datasets[d].Name, hint(col, mc.fieldNames(d)))
+		if strings.TrimSpace(col) == "" {
+			mc.errorf(CodeUnknownColumn, cp, "%s of dataset %q lists an empty column name", what, mc.m.Datasets[d].Name)
+			continue
+		}
+		if _, ok := mc.fields[d].exact[col]; !ok && !slices.Contains(mc.keyPhysical[d], col) {
+			mc.keyPhysical[d] = append(mc.keyPhysical[d], col)
 		}
 	}
 }

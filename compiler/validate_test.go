@@ -144,28 +144,56 @@ func TestValidateRules(t *testing.T) {
 		{"relationship column that is no field is a physical column",
 			doc([]string{ordersDS, customersDS}, []string{rel("r", "orders", "customers", "cust_fk", "customer_id")}, nil),
 			nil, ""},
-		{"primary key names an unknown field",
-			doc([]string{ds("t", "t", "primary_key: [idd]", fld("id", "id"))}, nil, nil),
-			[]string{"error OSS2003 " + m0 + ".datasets[0].primary_key[0]"}, `did you mean "id"?`},
-		{"unique key names an unknown field",
-			doc([]string{ds("t", "t", "unique_keys: [[id], [code, nope]]", fld("id", "id"), fld("code", "code"))}, nil, nil),
-			[]string{"error OSS2003 " + m0 + ".datasets[0].unique_keys[1][1]"}, `"nope"`},
-		{"cycle in the join graph",
+		{"primary key that is no field is a physical column (checked at bind)",
+			doc([]string{ds("t", "t", "primary_key: [t_key]", fld("id", "id"))}, nil, nil), nil, ""},
+		{"unique key columns that are no fields are physical columns",
+			doc([]string{ds("t", "t", "unique_keys: [[id], [code, nope]]", fld("id", "id"), fld("code", "code"))}, nil, nil), nil, ""},
+		{"relationship to a key column that is no field",
+			doc([]string{ordersDS, ds("customers", "c", "primary_key: [cust_key]", fld("region", "region"))},
+				[]string{rel("r", "orders", "customers", "customer_id", "cust_key")}, nil), nil, ""},
+		{"two many-to-one paths between two datasets: valid, with a warning naming both",
 			doc([]string{
 				ds("a", "a", "primary_key: [id]", fld("id", "id"), fld("b_id", "b_id"), fld("c_id", "c_id")),
 				ds("b", "b", "primary_key: [id]", fld("id", "id"), fld("c_id", "c_id")),
 				ds("c", "c", "primary_key: [id]", fld("id", "id")),
 			}, []string{rel("a_b", "a", "b", "b_id", "id"), rel("b_c", "b", "c", "c_id", "id"), rel("a_c", "a", "c", "c_id", "id")}, nil),
-			[]string{"error OSS2007 " + m0 + ".relationships[2]"}, `"a" -[a_b]- "b" -[b_c]- "c"`},
-		{"role-playing dimension related twice",
+			[]string{"warning OSS2020 " + m0 + ".relationships[2]"}, `a -[a_b]-> b -[b_c]-> c; a -[a_c]-> c`},
+		{"directed cycle of many-to-one relationships",
 			doc([]string{
-				ds("flights", "flights", "primary_key: [id]", fld("id", "id"), fld("origin", "origin"), fld("dest", "dest")),
-				ds("airports", "airports", "primary_key: [code]", fld("code", "code")),
-			}, []string{rel("origin", "flights", "airports", "origin", "code"), rel("dest", "flights", "airports", "dest", "code")}, nil),
-			[]string{"error OSS2007 " + m0 + ".relationships[1]"}, `one dataset per role on the same source`},
+				ds("a", "a", "primary_key: [id]", fld("id", "id"), fld("b_id", "b_id")),
+				ds("b", "b", "primary_key: [id]", fld("id", "id"), fld("c_id", "c_id")),
+				ds("c", "c", "primary_key: [id]", fld("id", "id"), fld("a_id", "a_id")),
+			}, []string{rel("a_b", "a", "b", "b_id", "id"), rel("b_c", "b", "c", "c_id", "id"), rel("c_a", "c", "a", "a_id", "id")}, nil),
+			[]string{"error OSS2007 " + m0 + ".relationships[2]"}, `"a" -[a_b]-> "b" -[b_c]-> "c"`},
+		{"parallel relationships to one calendar: valid, with a warning",
+			doc([]string{
+				ds("orders", "orders", "primary_key: [id]", fld("id", "id"), fld("order_day", "order_day"), fld("ship_day", "ship_day")),
+				ds("calendar", "calendar", "primary_key: [day]", fld("day", "day"), fld("month", "month")),
+			}, []string{rel("orders_order_date", "orders", "calendar", "order_day", "day"), rel("orders_ship_date", "orders", "calendar", "ship_day", "day")}, nil),
+			[]string{"warning OSS2020 " + m0 + ".relationships[1]"}, `orders -[orders_order_date]-> calendar; orders -[orders_ship_date]-> calendar`},
+		{"constellation: two facts sharing date, product and store",
+			constellation(), nil, ""},
 		{"no portable dialect",
-			doc([]string{ds("t", "t", "", `{name: a, expression: {dialects: [{dialect: SNOWFLAKE, expression: "a"}, {dialect: DAX, expression: "[a]"}]}}`)}, nil, nil),
-			[]string{"error OSS2008 " + m0 + ".datasets[0].fields[0].expression"}, `it has SNOWFLAKE, DAX`},
+			doc([]string{ds("t", "t", "", `{name: a, expression: {dialects: [{dialect: MDX, expression: "[a]"}, {dialect: DAX, expression: "[a]"}]}}`)}, nil, nil),
+			[]string{"error OSS2008 " + m0 + ".datasets[0].fields[0].expression"}, `it has MDX, DAX`},
+		{"SNOWFLAKE-only field read as ANSI with a warning",
+			doc([]string{ds("t", "t", "", `{name: a, expression: {dialects: [{dialect: SNOWFLAKE, expression: "IFF(a > 0, a, 0)"}, {dialect: DAX, expression: "[a]"}]}}`)}, nil, nil),
+			[]string{"warning OSS3009 " + m0 + ".datasets[0].fields[0].expression.dialects[0].expression"}, `its SNOWFLAKE expression`},
+		{"DATABRICKS-only metric read as ANSI with a warning",
+			doc([]string{ds("t", "t", "", fld("a", "a"))}, nil, []string{`{name: m, expression: {dialects: [{dialect: DATABRICKS, expression: "SUM(t.a) / COUNT(t.a)"}]}}`}),
+			[]string{"warning OSS3009 " + m0 + ".metrics[0].expression.dialects[0].expression"}, `DATABRICKS`},
+		{"DATABRICKS backticks do not parse as ANSI",
+			doc([]string{ds("t", "t", "", "{name: a, expression: {dialects: [{dialect: DATABRICKS, expression: \"`a b`\"}]}}")}, nil, nil),
+			[]string{"error OSS3010 " + m0 + ".datasets[0].fields[0].expression.dialects[0].expression"}, `DATABRICKS: `},
+		{"DATABRICKS double quotes are a string there",
+			doc([]string{ds("t", "t", "", `{name: a, expression: {dialects: [{dialect: DATABRICKS, expression: "CONCAT(\"x\", a)"}]}}`)}, nil, nil),
+			[]string{"error OSS3010 " + m0 + ".datasets[0].fields[0].expression.dialects[0].expression"}, `string literal in DATABRICKS`},
+		{"BIGQUERY LOG takes its arguments the other way round",
+			doc([]string{ds("t", "t", "", `{name: a, expression: {dialects: [{dialect: BIGQUERY, expression: "LOG(a, 10)"}]}}`)}, nil, nil),
+			[]string{"error OSS3010 " + m0 + ".datasets[0].fields[0].expression.dialects[0].expression"}, `(value, base) in BIGQUERY`},
+		{"vendor function outside the language is a problem on that expression only",
+			doc([]string{ds("t", "t", "", fld("ok", "a"), `{name: a, expression: {dialects: [{dialect: SNOWFLAKE, expression: "ARRAY_SIZE(a)"}]}}`)}, nil, nil),
+			[]string{"error OSS3010 " + m0 + ".datasets[0].fields[1].expression.dialects[0].expression"}, `SNOWFLAKE: `},
 		{"OSSIE_SQL_2026 is preferred over ANSI_SQL",
 			doc([]string{ds("t", "t", "", `{name: a, expression: {dialects: [{dialect: ANSI_SQL, expression: "a"}, {dialect: OSSIE_SQL_2026, expression: "a +"}]}}`)}, nil, nil),
 			[]string{"error OSS3001 " + m0 + ".datasets[0].fields[0].expression.dialects[1].expression"}, ``},
@@ -189,9 +217,32 @@ func TestValidateRules(t *testing.T) {
 		{"metric neither aggregates nor combines metrics",
 			shop(met("bad", "1 + 2")),
 			[]string{"error OSS3005 " + m0 + ".metrics[2].expression.dialects[0].expression"}, `neither aggregates`},
-		{"metric references an unknown field, did-you-mean",
-			shop(met("bad", "SUM(orders.amout)")),
-			[]string{"error OSS2009 " + m0 + ".metrics[2].expression.dialects[0].expression"}, `did you mean "amount"?`},
+		{"metric over a column that is no field: warning, did-you-mean",
+			shop(met("m", "SUM(orders.amout)")),
+			[]string{"warning OSS2021 " + m0 + ".metrics[2].expression.dialects[0].expression"}, `did you mean "amount"?`},
+		{"metric over a bare column of the model's only dataset",
+			doc([]string{ds("t", "t", "", fld("a", "a"))}, nil, []string{met("m", "SUM(price * qty)")}),
+			[]string{"warning OSS2021 " + m0 + ".metrics[0].expression.dialects[0].expression", "warning OSS2021 " + m0 + ".metrics[0].expression.dialects[0].expression"}, `t.price`},
+		{"bare unknown column with several datasets stays unknown",
+			shop(met("bad", "SUM(nothing)")),
+			[]string{"error OSS2009 " + m0 + ".metrics[2].expression.dialects[0].expression"}, `no dataset has a field`},
+		{"stored time zones on model, dataset and field",
+			tzDoc(`{vendor_name: OSSIE, data: '{"timezone": "Europe/Amsterdam"}'}`, `{vendor_name: ossie, data: '{"timezone": "UTC"}'}`), nil, ""},
+		{"stored time zone that is not IANA",
+			tzDoc(`{vendor_name: OSSIE, data: '{"timezone": "Mars/Olympus"}'}`, ""),
+			[]string{"error OSS2022 " + m0 + ".custom_extensions"}, `not an IANA time zone`},
+		{"stored time zone on a DateTimeTz field",
+			doc([]string{ds("t", "t", "", `{name: at, datatype: DateTimeTz, expression: {dialects: [{dialect: ANSI_SQL, expression: at}]}, custom_extensions: [{vendor_name: OSSIE, data: '{"timezone": "UTC"}'}]}`)}, nil, nil),
+			[]string{"error OSS2022 " + m0 + ".datasets[0].fields[0].custom_extensions"}, `instants already`},
+		{"OSSIE extension with an unknown key",
+			tzDoc(`{vendor_name: OSSIE, data: '{"tz": "UTC"}'}`, ""),
+			[]string{"error OSS2022 " + m0 + ".custom_extensions[0].data"}, `unknown field`},
+		{"metric pins one of two parallel relationships",
+			viaDoc("orders_ship_date"),
+			[]string{"warning OSS2020 " + m0 + ".relationships[1]"}, ``},
+		{"metric pins an unknown relationship",
+			viaDoc("orders_shipdate"),
+			[]string{"warning OSS2020 " + m0 + ".relationships[1]", "error OSS2022 " + m0 + ".metrics[0].custom_extensions"}, ``},
 		{"metric references an unknown dataset",
 			shop(met("bad", "SUM(ordrs.amount)")),
 			[]string{"error OSS2009 " + m0 + ".metrics[2].expression.dialects[0].expression"}, `did you mean "orders"?`},
@@ -268,4 +319,39 @@ func TestValidateRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// constellation: orders and returns both point at date, product and store.
+func constellation() string {
+	dim := func(name, key string) string {
+		return ds(name, "shop."+name, "primary_key: ["+key+"]", fld(key, key), fld("label", "label"))
+	}
+	fact := func(name string) string {
+		return ds(name, "shop."+name, "primary_key: [id]", fld("id", "id"), fld("day", "day"), fld("product_id", "product_id"), fld("store_id", "store_id"), fld("amount", "amount"))
+	}
+	var rels []string
+	for _, f := range []string{"orders", "returns"} {
+		rels = append(rels, rel(f+"_date", f, "dates", "day", "day"), rel(f+"_product", f, "products", "product_id", "product_id"), rel(f+"_store", f, "stores", "store_id", "store_id"))
+	}
+	return doc([]string{fact("orders"), fact("returns"), dim("dates", "day"), dim("products", "product_id"), dim("stores", "store_id")}, rels,
+		[]string{met("sold", "SUM(orders.amount)"), met("returned", "SUM(returns.amount)"), met("net", "sold - returned")})
+}
+
+// tzDoc declares stored time zones on the model (modelExt) and on one field.
+func tzDoc(modelExt, fieldExt string) string {
+	f := `{name: at, datatype: DateTime, expression: {dialects: [{dialect: ANSI_SQL, expression: at}]}}`
+	if fieldExt != "" {
+		f = `{name: at, datatype: DateTime, expression: {dialects: [{dialect: ANSI_SQL, expression: at}]}, custom_extensions: [` + fieldExt + `]}`
+	}
+	d := doc([]string{ds("t", "t", "", f, fld("id", "id"))}, nil, nil)
+	return d + "    custom_extensions: [" + modelExt + "]\n"
+}
+
+// viaDoc: orders related twice to calendar; metric m pins relationship via.
+func viaDoc(via string) string {
+	return doc([]string{
+		ds("orders", "orders", "primary_key: [id]", fld("id", "id"), fld("order_day", "order_day"), fld("ship_day", "ship_day"), fld("amount", "amount")),
+		ds("calendar", "calendar", "primary_key: [day]", fld("day", "day"), fld("month", "month")),
+	}, []string{rel("orders_order_date", "orders", "calendar", "order_day", "day"), rel("orders_ship_date", "orders", "calendar", "ship_day", "day")},
+		[]string{`{name: shipped, expression: {dialects: [{dialect: ANSI_SQL, expression: "SUM(orders.amount)"}]}, custom_extensions: [{vendor_name: OSSIE, data: '{"via": ["` + via + `"]}'}]}`})
 }

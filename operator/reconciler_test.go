@@ -156,7 +156,7 @@ func TestInvalidSpecKeepsLastGood(t *testing.T) {
 	// Two independent mistakes: both must be reported at once.
 	f.update("flights", func(s *v1alpha1.SemanticModelSpec) {
 		m := &s.SemanticModel[0]
-		m.Metrics[0].Expression.Dialects[0].Expression = "SUM(flights.no_such_field)"
+		m.Metrics[0].Expression.Dialects[0].Expression = "SUM(no_such_dataset.distance)"
 		m.Relationships[0].To = "nowhere"
 	})
 	res, err := f.reconcile("flights")

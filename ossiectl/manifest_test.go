@@ -58,7 +58,7 @@ func TestManifestRoundTrip(t *testing.T) {
 // Problems in a manifest carry the manifest's paths and line numbers.
 func TestValidateManifestProblems(t *testing.T) {
 	_, manifest, _ := run(t, "", "manifest", "testdata/shop.yaml", "--name", "shop")
-	broken := strings.Replace(manifest, "expression: SUM(orders.amount)}", "expression: SUM(orders.nope)}", 1)
+	broken := strings.Replace(manifest, "expression: SUM(orders.amount)}", "expression: SUM(ordrs.amount)}", 1)
 	p := writeTemp(t, "broken.sm.yaml", broken)
 	code, out, _ := run(t, "", "validate", p)
 	if code != ExitProblems {

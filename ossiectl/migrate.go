@@ -178,6 +178,11 @@ func migrateData(name string, data []byte, to string) *migration {
 		var human []string
 		human, m.notes, edited = downgradeTo011(doc, prefix)
 		m.human = append(m.human, human...)
+	} else if dropTopLists(doc) {
+		// 0.1.1's top-level `dialects` and `vendors` lists carry no meaning
+		// and later versions do not have them.
+		edited = true
+		m.notes = append(m.notes, prefix+"dialects, "+prefix+"vendors: removed (0.1.1-only enumeration lists)")
 	}
 	// A change of `version` alone is made on the text, so every other
 	// byte (comment spacing included) stays as written; anything more is
@@ -348,4 +353,19 @@ func dialectList011() string {
 		names[i] = string(d)
 	}
 	return strings.Join(names, ", ")
+}
+
+// dropTopLists removes the top-level `dialects` and `vendors` keys and
+// reports whether there were any.
+func dropTopLists(doc *ast.MappingNode) bool {
+	kept := doc.Values[:0:0]
+	for _, v := range doc.Values {
+		if k := v.Key.GetToken().Value; k == "dialects" || k == "vendors" {
+			continue
+		}
+		kept = append(kept, v)
+	}
+	dropped := len(kept) != len(doc.Values)
+	doc.Values = kept
+	return dropped
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine"
 )
 
 // docReport is the verdict on one file (also the JSON output shape).
@@ -34,6 +35,7 @@ func (e *env) validateCmd() *cobra.Command {
 		format string
 		opts   compiler.CompileOptions
 		target string
+		live   liveEngine
 	)
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
@@ -45,6 +47,8 @@ func (e *env) validateCmd() *cobra.Command {
 			"  ossiectl validate models/*.yaml shop.sm.yaml     # plain documents and SemanticModel manifests\n" +
 			"  ossiectl validate --format json model.yaml | jq .summary\n" +
 			"  ossiectl validate --engine postgres model.yaml       # also OSS3008: calls PostgreSQL cannot compute\n" +
+			"  ossiectl validate --engine postgres --dsn-env PG_DSN model.yaml   # also bind every dataset on the live engine\n" +
+			"  ossiectl validate --engine duckdb --duckdb shop.duckdb model.yaml\n" +
 			"  cat model.yaml | ossiectl validate -",
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,10 +58,15 @@ func (e *env) validateCmd() *cobra.Command {
 			if format != "text" && format != "json" {
 				return usagef("--format must be text or json, not %q", format)
 			}
+			eng, closeEng, err := live.open(target, opts)
+			if err != nil {
+				return err
+			}
+			defer closeEng()
 			reports := make([]docReport, 0, len(args))
 			sum := validateSummary{Versions: map[string]int{}}
 			for _, name := range args {
-				r := e.validateOne(name, opts)
+				r := e.validateOne(name, opts, eng)
 				for _, p := range r.Problems {
 					if p.Severity == compiler.SeverityError {
 						sum.Errors++
@@ -95,11 +104,15 @@ func (e *env) validateCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: text or json")
 	compileFlags(cmd, &opts)
 	targetEngineFlag(cmd, &target)
+	live.register(cmd)
 	e.gov.register(cmd, false)
 	return cmd
 }
 
-func (e *env) validateOne(name string, opts compiler.CompileOptions) docReport {
+// validateOne validates one file; with eng (a live engine, else nil) a
+// document that compiles is also bound: every dataset's source, every
+// physical column and every time zone kind is checked (engine/bindcheck).
+func (e *env) validateOne(name string, opts compiler.CompileOptions, eng engine.Engine) docReport {
 	r := docReport{File: displayName(name), Problems: compiler.Problems{}}
 	data, err := e.readInput(name)
 	if err != nil {
@@ -134,6 +147,9 @@ func (e *env) validateOne(name string, opts compiler.CompileOptions) docReport {
 		// so a view it would refuse is refused here.
 		if !more.HasErrors() {
 			probs = append(probs, e.viewProblems(in, parsed, arts)...)
+		}
+		if eng != nil && !more.HasErrors() {
+			probs = append(probs, bindProblems(eng, parsed, arts)...)
 		}
 	case parsed != nil && parsed.Doc != nil:
 		// The document parsed with errors but was read: validate what was

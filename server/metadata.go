@@ -78,7 +78,11 @@ type RelationshipRef struct {
 func summarize(a *compiler.Artifact) ModelSummary {
 	dims := 0
 	for _, d := range a.Datasets {
-		dims += len(d.Fields)
+		for _, f := range d.Fields {
+			if !f.Implicit {
+				dims++
+			}
+		}
 	}
 	return ModelSummary{
 		Name: a.Name, Version: a.Version, DocumentVersion: a.DocumentVersion, Description: a.Description,
@@ -98,6 +102,9 @@ func describeModel(a *compiler.Artifact) ModelDetail {
 	for _, ds := range a.Datasets {
 		info := DatasetInfo{Name: ds.Name, Doc: ds.Doc, PrimaryKey: ds.PrimaryKey, Dimensions: []DimensionInfo{}}
 		for _, f := range ds.Fields {
+			if f.Implicit { // a column a metric reads, not a declared dimension
+				continue
+			}
 			di := DimensionInfo{Name: ds.Name + "." + f.Name, Field: f.Name, FieldDoc: f.FieldDoc}
 			if f.IsTime {
 				di.Grains = grains

@@ -28,7 +28,12 @@ var SupportedVersions = []string{Version011, Version020Dev0}
 
 // Document is one Ossie file.
 type Document struct {
-	Version       string          `json:"version"`
+	Version string `json:"version"`
+	// Dialects and Vendors are the top-level enumeration lists of the 0.1.1
+	// schema (dialect names and vendor names the document uses). They carry
+	// no meaning for compilation and are read only at version 0.1.1.
+	Dialects      []string        `json:"dialects,omitempty"`
+	Vendors       []string        `json:"vendors,omitempty"`
 	SemanticModel []SemanticModel `json:"semantic_model"`
 }
 
@@ -261,8 +266,14 @@ const (
 	DAX          Dialect = "DAX"
 )
 
-// Dialects lists every dialect name accepted in a document.
+// Dialects lists every dialect name this build knows. Another name is read
+// with a warning (the entry is kept, never executed).
 var Dialects = []Dialect{OssieSQL2026, ANSISQL, Snowflake, MDX, Tableau, Databricks, MAQL, BigQuery, Sigma, ThoughtSpot, DAX}
+
+// VendorDialects are read, when an expression has no portable entry, with
+// the bounded grammar and accepted when they mean the same in ANSI SQL, in
+// this order of preference.
+var VendorDialects = []Dialect{Databricks, Snowflake, BigQuery}
 
 // PortableDialects are translated by this product, in order of preference.
 var PortableDialects = []Dialect{OssieSQL2026, ANSISQL}

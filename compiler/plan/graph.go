@@ -1,6 +1,12 @@
 package plan
 
-import "github.com/ossie-dev/ossie/compiler"
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ossie-dev/ossie/compiler"
+)
 
 // edge is one relationship seen from one of its ends. toOne is true when
 // walking it goes from the many side (From) to the one side (To): such a
@@ -11,8 +17,10 @@ type edge struct {
 	toOne bool
 }
 
-// graph is the join graph of one artifact; validation guarantees it is a
-// forest, so the path between two datasets is unique when it exists.
+// graph is the join graph of one artifact. Validation allows shared
+// dimensions and parallel many-to-one paths (recorded in
+// Artifact.JoinChoices); tree picks one path, and choiceOn refuses a join
+// whose path crosses a recorded choice.
 type graph map[string][]edge
 
 func newGraph(a *compiler.Artifact) graph {
@@ -74,4 +82,98 @@ func (g graph) reachesToOne(root, target string) bool {
 		}
 	}
 	return false
+}
+
+// ambiguousJoin returns why joining ds to home (along hops, a tree from
+// home) is refused, or "": the path crosses a join choice, a pair of
+// datasets the model joins by several many-to-one paths (Artifact.
+// JoinChoices, warning OSS2020) whose From comes before its To on the
+// path. Until a query can name a `via`, such a join is refused (OSS4011)
+// rather than answered through whichever relationship the tree took.
+//
+// A path with a one-to-many hop (a dimension of another fact dataset,
+// reached through a shared dimension) is refused too when another route
+// joins the two: orders and returns sharing dates, products and stores
+// meet through any of them, and the answers differ.
+func ambiguousJoin(a *compiler.Artifact, g graph, hops map[string]hop, home, ds string) string {
+	fans := false
+	for cur := ds; cur != home; cur = hops[cur].parent {
+		fans = fans || !hops[cur].via.toOne
+	}
+	if fans {
+		var route []string
+		for cur := ds; cur != home; cur = hops[cur].parent {
+			route = append([]string{hops[cur].via.rel.Name}, route...)
+		}
+		if other := g.otherRoute(home, ds, route); other != nil {
+			return fmt.Sprintf("%s is joined to %s through a one-to-many hop, and the model joins them by more than one route (relationships %s; %s); this query cannot choose one yet, so it is refused rather than answered through an arbitrary one",
+				ds, home, strings.Join(route, " then "), strings.Join(other, " then "))
+		}
+	}
+	if len(a.JoinChoices) == 0 {
+		return ""
+	}
+	pos := map[string]int{}
+	depth := hops[ds].depth
+	for cur := ds; ; cur = hops[cur].parent {
+		pos[cur] = depth
+		if cur == home {
+			break
+		}
+		depth--
+	}
+	for _, c := range a.JoinChoices {
+		f, okF := pos[c.From]
+		t, okT := pos[c.To]
+		if okF && okT && f < t {
+			paths := make([]string, len(c.Paths))
+			for i, p := range c.Paths {
+				paths[i] = strings.Join(p, " then ")
+			}
+			return fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s); this query cannot choose one yet, so it is refused rather than answered through an arbitrary one",
+				ds, home, c.From, c.To, strings.Join(paths, "; "))
+		}
+	}
+	return ""
+}
+
+// maxRouteSteps bounds the search for a second route; a model needing more
+// is treated as having one (the search stops, nothing is refused by it).
+const maxRouteSteps = 100000
+
+// otherRoute returns the relationship names of a simple path between from
+// and to (either direction per hop) other than route, or nil.
+func (g graph) otherRoute(from, to string, route []string) []string {
+	steps := 0
+	onPath := map[string]bool{from: true}
+	var path []string
+	var found []string
+	var walk func(cur string) bool
+	walk = func(cur string) bool {
+		for _, e := range g[cur] {
+			if steps++; steps > maxRouteSteps {
+				return true
+			}
+			if onPath[e.other] {
+				continue
+			}
+			path = append(path, e.rel.Name)
+			if e.other == to {
+				if !slices.Equal(path, route) {
+					found = slices.Clone(path)
+					return true
+				}
+			} else {
+				onPath[e.other] = true
+				if walk(e.other) {
+					return true
+				}
+				delete(onPath, e.other)
+			}
+			path = path[:len(path)-1]
+		}
+		return false
+	}
+	walk(from)
+	return found
 }

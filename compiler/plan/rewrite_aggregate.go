@@ -109,12 +109,22 @@ func (bl *builder) reach(g *group) bool {
 	g.need = map[string]bool{home: true}
 	ok := true
 	mark := func(i int, by member, ds string) {
-		if _, reached := g.hops[ds]; !reached {
-			path := at("dimensions", i)
+		path := func() string {
 			if by.filter {
-				path = bl.b.filters[i].path()
+				return bl.b.filters[i].path()
 			}
-			bl.fail(compiler.CodeUnreachable, path, fmt.Sprintf("%s cannot be joined to dataset %s: no relationship path connects them", ds, home))
+			return at("dimensions", i)
+		}
+		if _, reached := g.hops[ds]; !reached {
+			bl.fail(compiler.CodeUnreachable, path(), fmt.Sprintf("%s cannot be joined to dataset %s: no relationship path connects them", ds, home))
+			ok = false
+			return
+		}
+		// Two routes between the home and ds (parallel relationships, or a
+		// constellation reached through another fact) give different answers;
+		// until the query can choose one, the query is refused (OSS4011).
+		if msg := ambiguousJoin(bl.p.art, bl.p.graph, g.hops, home, ds); msg != "" {
+			bl.fail(compiler.CodeAmbiguousJoin, path(), msg)
 			ok = false
 			return
 		}

@@ -91,7 +91,7 @@ func TestPlanSpec(t *testing.T) {
 func TestPlanSpecTypedMetric(t *testing.T) {
 	typed := doc + `      - name: revenue_ytd
         expression: {dialects: [{dialect: ANSI_SQL, expression: revenue}]}
-        custom_extensions: [{vendor_name: ossie, data: '{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "to_date", "grain": "year"}}'}]
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "cumulative", "window": "to_date", "grain": "year"}}'}]
 `
 	gov := &ossie.Governance{Roles: []ossie.Role{{Name: "positive", RowFilters: []ossie.RowFilter{{Dataset: "orders", Expression: "amount > 0"}}}}}
 	arts, probs := compiler.LoadGoverned([]byte(typed), []byte(`roles: [{name: positive, row_filters: [{dataset: orders, expression: "amount > 0"}]}]`), compiler.CompileOptions{})

@@ -138,6 +138,7 @@ func TestErrorClassification(t *testing.T) {
 	}{
 		{"SELECT * FROM missing_table", true},
 		{"SELECT nope FROM t", true},
+		{"SELECT t.nope FROM t", true}, // Binder Error: Table "t" does not have a column named "nope"
 		{"SELECT * FROM read_parquet('/nonexistent/dir/x.parquet')", true},
 		{"SELEC 1", false},
 		{"SELECT 'a'::INTEGER", false},
@@ -355,3 +356,15 @@ func TestDialect(t *testing.T) {
 }
 
 func quoteLit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// DuckDB's binder reports a missing column of a qualified reference as
+// `Table "t" does not have a column named "nope"`: drift, not a generic
+// engine failure.
+func TestBinderMissingColumnIsDrift(t *testing.T) {
+	e := openMem(t)
+	mustExec(t, e, "CREATE TABLE t (a INTEGER)")
+	_, err := e.Query(context.Background(), "SELECT t.nope FROM t", 0)
+	if err == nil || !strings.Contains(err.Error(), "does not have a column named") || !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("want a not-found binder error naming the column, got %v", err)
+	}
+}

@@ -39,8 +39,12 @@ func classify(ctx context.Context, err error) error {
 // its message) to an engine error class.
 func classOf(de *duckdb.Error) error {
 	lower := strings.ToLower(de.Msg)
+	// "Table "t" does not have a column named "c"" is how the binder
+	// reports a missing column of a qualified reference; it is drift like
+	// "Referenced column ... not found".
 	notFound := strings.Contains(lower, "does not exist") ||
 		strings.Contains(lower, "not found") ||
+		strings.Contains(lower, "does not have a column named") ||
 		strings.Contains(lower, "no files found")
 	switch de.Type {
 	case duckdb.ErrorTypeCatalog, duckdb.ErrorTypeBinder:

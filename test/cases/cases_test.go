@@ -28,6 +28,7 @@ import (
 var caseIDs = []string{
 	"BC-01", "BC-03", "BC-04", "BC-05", "BC-06", "BC-09", "BC-10",
 	"BC-11", "BC-12", "BC-15", "BC-16", "BC-19", "BC-20",
+	"RW-01", // real-world shapes of issue 12 (our own case, not a shared one)
 }
 
 // afterCase holds extra assertions run on a case's database after all its

@@ -103,10 +103,10 @@ func BenchmarkServerVsRawSQL(b *testing.B) {
 const flightsTyped = `
       - name: flight_count_running
         expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count}]}
-        custom_extensions: [{vendor_name: ossie, data: '{"ossie.dev/metric": {"version": 1, "type": "cumulative", "window": "all"}}'}]
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "cumulative", "window": "all"}}'}]
       - name: flight_count_prior_year
         expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count}]}
-        custom_extensions: [{vendor_name: ossie, data: '{"ossie.dev/metric": {"version": 1, "type": "period_over_period", "offset": "prior_year", "output": "value"}}'}]
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "period_over_period", "offset": "prior_year", "output": "value"}}'}]
 `
 
 // BenchmarkPlanFlightsWindow plans a running total and a prior-year

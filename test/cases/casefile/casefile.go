@@ -99,7 +99,7 @@ type fileQuery struct {
 	Wrong     []Wrong `yaml:"wrong"`
 }
 
-var caseDir = regexp.MustCompile(`^BC-[0-9]{2}$`)
+var caseDir = regexp.MustCompile(`^(BC|RW)-[0-9]{2}$`)
 
 // LoadAll loads every BC-xx directory under root, sorted by id.
 // Errors: unreadable root or any case that fails Load.
