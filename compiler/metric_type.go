@@ -23,6 +23,7 @@ const (
 	MetricRolling    = "rolling"            // the last Count Units
 	MetricPeriodOver = "period_over_period" // compared with the prior period or year
 	MetricSemi       = "semi_additive"      // summed across dimensions, picked along a time field
+	MetricConversion = "conversion"         // share of entities doing A then B within a window
 )
 
 // MetricType is a metric's typed parameters, version 1 (the "metric" key
@@ -45,6 +46,13 @@ type MetricType struct {
 	Output  string `json:"output,omitempty"`
 	Along   string `json:"along,omitempty"`
 	Pick    string `json:"pick,omitempty"`
+	// conversion: Entity and At on the metric's dataset (event A),
+	// ToEntity and ToAt on the dataset of event B; Count and Unit bound
+	// how long after A event B may happen.
+	Entity   string `json:"entity,omitempty"`
+	At       string `json:"at,omitempty"`
+	ToEntity string `json:"to_entity,omitempty"`
+	ToAt     string `json:"to_at,omitempty"`
 }
 
 // MetricTypeSchemaJSON is the JSON Schema (draft 2020-12) of MetricType,
@@ -88,7 +96,7 @@ func (mc *modelCheck) checkMetricTypes() {
 		}
 	}
 	for i, t := range mc.metricTypes {
-		if t == nil || !mc.metricExprs[i].ok {
+		if t == nil || !mc.metricExprs[i].ok || t.Type == MetricConversion {
 			continue
 		}
 		if !additive(mc.metricExprs[i].node, mc, map[string]bool{}) {
@@ -98,6 +106,9 @@ func (mc *modelCheck) checkMetricTypes() {
 	for i, t := range mc.metricTypes {
 		if t != nil && t.Type == MetricSemi && mc.metricExprs[i].ok {
 			mc.checkAlong(i, t)
+		}
+		if t != nil && t.Type == MetricConversion && mc.metricExprs[i].ok {
+			mc.checkConversion(i, t)
 		}
 	}
 	for i := range mc.m.Metrics {
@@ -129,6 +140,50 @@ func (mc *modelCheck) checkAlong(i int, t *MetricType) {
 		}
 	}
 	mc.errorf(CodeMetricTypeAlong, path, "along %s: dataset %s has no field %s", t.Along, ds, field)
+}
+
+// checkConversion requires a conversion's entity and at to be fields of
+// the one dataset the metric aggregates, at and to_at time fields, and
+// to_entity and to_at fields of one other dataset (OSS2045).
+func (mc *modelCheck) checkConversion(i int, t *MetricType) {
+	path := mc.metricPath(i) + ".custom_extensions"
+	datasets := mc.metricExprs[i].datasets
+	home := ""
+	if len(datasets) == 1 {
+		home = datasets[0]
+	}
+	toDS, _, _ := strings.Cut(t.ToEntity, ".")
+	for _, c := range []struct {
+		key, ref, ds string
+		time         bool
+	}{{"entity", t.Entity, home, false}, {"at", t.At, home, true}, {"to_entity", t.ToEntity, toDS, false}, {"to_at", t.ToAt, toDS, true}} {
+		ds, field, _ := strings.Cut(c.ref, ".")
+		if ds != c.ds || (c.key == "to_entity" && ds == home) {
+			where := "the dataset the metric aggregates (" + strings.Join(datasets, ", ") + ")"
+			if c.key == "to_entity" || c.key == "to_at" {
+				where = "the one dataset of event B, not " + home
+			}
+			mc.errorf(CodeMetricTypeConversion, path, "%s %s: must be a field of %s", c.key, c.ref, where)
+			continue
+		}
+		d, ok := mc.datasets.find(ds, false)
+		if !ok {
+			mc.errorf(CodeMetricTypeConversion, path, "%s %s: no dataset %s", c.key, c.ref, ds)
+			continue
+		}
+		found := false
+		for _, f := range mc.m.Datasets[d].Fields {
+			if f.Name == field {
+				found = true
+				if c.time && !f.IsTime() {
+					mc.errorf(CodeMetricTypeConversion, path, "%s %s: the field is not a time dimension", c.key, c.ref)
+				}
+			}
+		}
+		if !found {
+			mc.errorf(CodeMetricTypeConversion, path, "%s %s: dataset %s has no field %s", c.key, c.ref, ds, field)
+		}
+	}
 }
 
 // metricType validates one parameter object against the schema.
@@ -183,7 +238,7 @@ func (mc *modelCheck) metricType(path string, raw json.RawMessage) *MetricType {
 	return &t
 }
 
-const metricTypeHelp = "cumulative takes window (all, to_date) and, to_date, grain; rolling takes count and unit; period_over_period takes offset and output; semi_additive takes along and pick (docs/metrics.md)"
+const metricTypeHelp = "cumulative takes window (all, to_date) and, to_date, grain; rolling takes count and unit; period_over_period takes offset and output; semi_additive takes along and pick; conversion takes entity, at, to_entity, to_at, count and unit (docs/metrics.md)"
 
 // additive reports whether n is one SUM or non-DISTINCT COUNT, or a
 // reference to a metric that is: only then is the sum of per-period values

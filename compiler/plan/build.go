@@ -11,6 +11,7 @@ import (
 const (
 	rwAggregate   = "per-home aggregation" // rewrite_aggregate.go
 	rwSemi        = "semi-additive"        // rewrite_semiadditive.go
+	rwConversion  = "conversion"           // rewrite_conversion.go
 	rwFanOut      = "fan-out dedup"        // rewrite_fanout.go
 	rwCombine     = "chasm-safe combine"   // rewrite_combine.go
 	rwProject     = "project"              // build.go: the query's columns

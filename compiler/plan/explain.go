@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ossie-dev/ossie/compiler/dialect"
@@ -171,6 +172,9 @@ func (e *explainer) walk(n node, depth int) {
 		}
 	case *keyJoin:
 		e.line(depth, "join "+n.left.home+" on its primary key", n.rewrite, "each "+n.left.home+" row, once per group, for the measures to aggregate")
+	case *convJoin:
+		e.line(depth, "left join "+n.conv.to+" on the entity, within "+strconv.Itoa(n.conv.count)+" "+strings.ToLower(n.conv.unit)+"(s) after each row", n.rewrite,
+			"an entity converts when "+n.conv.to+" has a row for it at or after the row's time and within the window; earlier rows do not count")
 	case *join:
 		kind := "many-to-one " + n.rel.From + " → " + n.rel.To
 		effect := "rows do not repeat"

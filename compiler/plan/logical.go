@@ -124,6 +124,18 @@ type aggregate struct {
 	// semi: the group holds one semi-additive measure, aggregated in two
 	// stages (rewrite_semiadditive.go).
 	semi *semiPick
+	// conv: the group holds one conversion measure; its input ends in a
+	// convJoin (rewrite_conversion.go).
+	conv *convSpec
+}
+
+// convJoin LEFT JOINs the rows of a conversion's event-B dataset (right,
+// a scan or rowFilter) to each event-A row of left with the same entity
+// from the A row's time to conv.count conv.unit after it.
+type convJoin struct {
+	origin
+	left, right node
+	conv        *convSpec
 }
 
 // combineMode is how the groups of a combine become one row set.
@@ -208,6 +220,7 @@ func (n *join) inputs() []node      { return []node{n.left, n.right} }
 func (n *filter) inputs() []node    { return []node{n.input} }
 func (n *distinct) inputs() []node  { return []node{n.input} }
 func (n *keyJoin) inputs() []node   { return []node{n.left, n.right} }
+func (n *convJoin) inputs() []node  { return []node{n.left, n.right} }
 func (n *aggregate) inputs() []node { return []node{n.input} }
 func (n *combine) inputs() []node {
 	out := make([]node, len(n.groups))

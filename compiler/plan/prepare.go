@@ -26,6 +26,17 @@ type measure struct {
 	// semi: a semi-additive metric's measure, summed per time value of
 	// the along field and then picked (rewrite_semiadditive.go).
 	semi *semiPick
+	// conv: a conversion metric's measure (rewrite_conversion.go).
+	conv *convSpec
+}
+
+// convSpec is a conversion: rows of home (event A) whose entity has a row
+// of dataset to (event B) with the same entity from at to within after.
+type convSpec struct {
+	to                         string
+	entity, at, toEntity, toAt string // SQL over the datasets' aliases
+	count                      int
+	unit                       string // DATEADD unit: DAY, WEEK, MONTH, …
 }
 
 // semiPick is how a semi-additive measure picks one value along time:
@@ -122,6 +133,17 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 		mp := p.decompose(pr, m, map[string]bool{})
 		mp.datatype = m.Datatype
 		mp.typ = m.Type
+		if m.Type != nil && m.Type.Type == compiler.MetricConversion && mp.problem == nil && len(mp.measures) == 1 {
+			ms := *mp.measures[0]
+			t := m.Type
+			cs := &convSpec{to: strings.SplitN(t.ToEntity, ".", 2)[0], entity: pr.fieldSQL[t.Entity], at: pr.fieldSQL[t.At],
+				toEntity: pr.fieldSQL[t.ToEntity], toAt: pr.fieldSQL[t.ToAt], count: t.Count, unit: strings.ToUpper(t.Unit)}
+			ms.conv, ms.countLike = cs, false
+			ms.sql = d.Divide("COUNT(DISTINCT CASE WHEN "+cs.toEntity+" IS NOT NULL THEN "+cs.entity+" END)", "COUNT(DISTINCT "+cs.entity+")")
+			ms.key += "\x00conversion\x00" + m.Name
+			mp.measures = []*measure{&ms}
+			mp.combiner = expr.Ref{Qualifier: measureQualifier, Name: ms.key}
+		}
 		if m.Type != nil && m.Type.Type == compiler.MetricSemi && mp.problem == nil && len(mp.measures) == 1 {
 			// Its own measure, never shared with the plain aggregate.
 			ms := *mp.measures[0]

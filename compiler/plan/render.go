@@ -347,6 +347,8 @@ func (r *renderer) from(n node) bool {
 		r.joinCond(n.rel)
 	case *keyJoin:
 		return r.keyJoin(n)
+	case *convJoin:
+		return r.convJoin(n)
 	}
 	return true
 }

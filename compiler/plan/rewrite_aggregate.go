@@ -40,9 +40,12 @@ func (bl *builder) aggregatePerHome() {
 			g := bl.group(ms)
 			if g == nil {
 				g = &group{agg: &aggregate{origin: origin{rwAggregate}, home: ms.home, alias: groupAlias(len(bl.groups)), dims: b.dims,
-					measures: make([]*measure, 0, 4), cols: make([]string, 0, 4), semi: ms.semi}}
+					measures: make([]*measure, 0, 4), cols: make([]string, 0, 4), semi: ms.semi, conv: ms.conv}}
 				if ms.semi != nil {
 					g.agg.rewrite = rwSemi
+				}
+				if ms.conv != nil {
+					g.agg.rewrite = rwConversion
 				}
 				bl.groups = append(bl.groups, g)
 			} else if hasMeasure(g.agg.measures, ms.key) {
@@ -70,6 +73,11 @@ func (bl *builder) aggregatePerHome() {
 			}
 		}
 		var in node = bl.joins(g, &scan{origin: origin{rwAggregate}, dataset: g.agg.home}, want, rwAggregate)
+		if g.agg.conv != nil {
+			if in = bl.conversion(g, in, want); in == nil {
+				continue
+			}
+		}
 		if len(b.filters) > 0 {
 			in = &filter{origin: origin{rwAggregate}, input: in, dims: b.filters}
 		}
@@ -90,10 +98,10 @@ func hasMeasure(ms []*measure, key string) bool {
 // home, or for a semi-additive measure its own (rewrite_semiadditive.go).
 func (bl *builder) group(ms *measure) *group {
 	for _, g := range bl.groups {
-		if g.agg.home == ms.home && g.agg.semi == nil && ms.semi == nil {
+		if g.agg.home == ms.home && g.agg.semi == nil && g.agg.conv == nil && ms.semi == nil && ms.conv == nil {
 			return g
 		}
-		if ms.semi != nil && g.agg.semi != nil && g.agg.measures[0].key == ms.key {
+		if (ms.semi != nil || ms.conv != nil) && g.agg.measures[0].key == ms.key {
 			return g
 		}
 	}

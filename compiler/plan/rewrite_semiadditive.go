@@ -20,15 +20,19 @@ import (
 // filters reach a dataset through a one-to-many hop: the per-time sums
 // would then count a home row once per matching row.
 func (bl *builder) semiReach(g *group) bool {
-	if g.agg.semi == nil || len(g.fan) == 0 {
+	if (g.agg.semi == nil && g.agg.conv == nil) || len(g.fan) == 0 {
 		return true
+	}
+	kind := "semi-additive"
+	if g.agg.conv != nil {
+		kind = "conversion"
 	}
 	h := g.fan[0]
 	path := "dimensions"
 	if h.by.filter {
 		path = "filters"
 	}
-	bl.fail(compiler.CodeSemiFanOut, path, fmt.Sprintf("the semi-additive metric of dataset %s cannot be grouped or filtered by a member of %s, reached through one-to-many relationship %s", g.agg.home, h.many, h.rel))
+	bl.fail(compiler.CodeSemiFanOut, path, fmt.Sprintf("the "+kind+" metric of dataset %s cannot be grouped or filtered by a member of %s, reached through one-to-many relationship %s", g.agg.home, h.many, h.rel))
 	return false
 }
 

@@ -22,7 +22,7 @@ func (bl *builder) windowOf() *window {
 	b := bl.b
 	var typed []*selMetric
 	for _, m := range b.metrics {
-		if m.mp.typ != nil && m.mp.typ.Type != compiler.MetricSemi {
+		if m.mp.typ != nil && m.mp.typ.Type != compiler.MetricSemi && m.mp.typ.Type != compiler.MetricConversion {
 			typed = append(typed, m)
 		}
 	}

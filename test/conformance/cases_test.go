@@ -36,8 +36,9 @@ func TestSharedCases(t *testing.T) {
 var tzCases = []string{filepath.Join("testdata", "TZ-01")}
 
 // metricCases are this suite's cases of metric types (docs/metrics.md):
-// running totals, grain-to-date, rolling windows, period over period.
-var metricCases = []string{filepath.Join("testdata", "MT-01"), filepath.Join("testdata", "MT-02"), filepath.Join("testdata", "MT-03")}
+// running totals, grain-to-date, rolling windows, period over period,
+// semi-additive balances and conversion.
+var metricCases = []string{filepath.Join("testdata", "MT-01"), filepath.Join("testdata", "MT-02"), filepath.Join("testdata", "MT-03"), filepath.Join("testdata", "MT-04")}
 
 // TestMetricTypeCases runs metricCases like the time-zone cases, each
 // expected answer first proven by its check_sql on DuckDB.
