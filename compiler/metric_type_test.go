@@ -46,6 +46,10 @@ func TestMetricTypes(t *testing.T) {
 			[]string{"error OSS2044 " + m2 + ".custom_extensions"}, "of the dataset it aggregates (orders)"},
 		{"semi-additive needs a pick", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "semi_additive", "along": "orders.amount"}}`)),
 			[]string{"error OSS2041 " + at}, "pick"},
+		{"conversion to a field of the same dataset", shop(typed("x", "COUNT(DISTINCT orders.customer_id)", `{"metric": {"version": 1, "type": "conversion", "entity": "orders.customer_id", "at": "orders.order_date", "to_entity": "orders.customer_id", "to_at": "orders.order_date", "count": 7, "unit": "day"}}`)),
+			[]string{"error OSS2045 " + m2 + ".custom_extensions", "error OSS2045 " + m2 + ".custom_extensions", "error OSS2045 " + m2 + ".custom_extensions"}, "at orders.order_date: the field is not a time dimension"},
+		{"conversion needs its window", shop(typed("x", "COUNT(DISTINCT orders.customer_id)", `{"metric": {"version": 1, "type": "conversion", "entity": "orders.customer_id", "at": "orders.order_date", "to_entity": "customers.customer_id", "to_at": "customers.region"}}`)),
+			[]string{"error OSS2041 " + at}, "count"},
 		{"referring to a typed metric", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "all"}}`), met("y", "x * 2")),
 			[]string{"error OSS2043 semantic_model[0].metrics[3].expression"}, "a cumulative metric"},
 	}

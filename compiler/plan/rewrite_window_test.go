@@ -110,3 +110,50 @@ func TestSemiAdditive(t *testing.T) {
 		t.Fatalf("EXPLAIN:\n%s", pl.Explain())
 	}
 }
+
+// A conversion metric gets a group of its own whose join chain ends in a
+// convJoin of the event-B dataset; grouping by that dataset is refused.
+func TestConversion(t *testing.T) {
+	p := shopPlanner(t, false)
+	root := planOf(t, p, `{"metrics":["order_count","refund_within_7d_rate"],"dimensions":["customers.region"]}`, nil)
+	cj := nodesOf[*convJoin](root)
+	if len(cj) != 1 || cj[0].madeBy() != rwConversion || cj[0].conv.to != "refunds" || cj[0].conv.count != 7 {
+		t.Fatalf("want one conversion join to refunds, got %d", len(cj))
+	}
+	if aggs := nodesOf[*aggregate](root); len(aggs) != 2 || aggs[1].conv == nil || aggs[0].conv != nil {
+		t.Fatal("the conversion has a group of its own")
+	}
+	q, _ := ParseQuery([]byte(`{"metrics":["refund_within_7d_rate"],"dimensions":[{"field":"refunds.refunded_on","grain":"month"}]}`))
+	if _, probs := p.Plan(q, dialect.DuckDB); len(probs) != 1 || probs[0].Code != compiler.CodeSemiFanOut {
+		t.Fatalf("grouping a conversion across a one-to-many hop: %v", probs)
+	}
+	// Event B reached many-to-one from A (a visit converting to its own
+	// session's purchase row): grouping by B is refused, not aliased twice.
+	arts, cprobs := compiler.Load([]byte(`version: "0.2.0.dev0"
+semantic_model:
+  - name: m
+    datasets:
+      - {name: a, source: a, primary_key: [id], fields: [{name: id, expression: {dialects: [{dialect: ANSI_SQL, expression: id}]}}, {name: bid, expression: {dialects: [{dialect: ANSI_SQL, expression: bid}]}}, {name: at, datatype: Date, expression: {dialects: [{dialect: ANSI_SQL, expression: at}]}}]}
+      - {name: b, source: b, primary_key: [bid], fields: [{name: bid, expression: {dialects: [{dialect: ANSI_SQL, expression: bid}]}}, {name: kind, expression: {dialects: [{dialect: ANSI_SQL, expression: kind}]}}, {name: at, datatype: Date, expression: {dialects: [{dialect: ANSI_SQL, expression: at}]}}]}
+    relationships:
+      - {name: a_b, from: a, to: b, from_columns: [bid], to_columns: [bid]}
+    metrics:
+      - name: conv
+        expression: {dialects: [{dialect: ANSI_SQL, expression: COUNT(DISTINCT a.id)}]}
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "conversion", "entity": "a.bid", "at": "a.at", "to_entity": "b.bid", "to_at": "b.at", "count": 1, "unit": "week"}}'}]
+`), compiler.CompileOptions{})
+	if cprobs.HasErrors() {
+		t.Fatal(cprobs)
+	}
+	mp, _ := New(arts[0])
+	q, _ = ParseQuery([]byte(`{"metrics":["conv"],"dimensions":["b.kind"]}`))
+	if _, probs := mp.Plan(q, dialect.DuckDB); len(probs) != 1 || probs[0].Code != compiler.CodeConvJoin {
+		t.Fatalf("grouping a conversion by its event-B dataset: %v", probs)
+	}
+	// Governed: the event-B dataset is read through the role's row filter.
+	gp := shopPlanner(t, true)
+	groot := planOf(t, gp, `{"metrics":["refund_within_7d_rate"],"dimensions":["customers.region"]}`, &Caller{Roles: []string{"regional"}, Attributes: map[string]string{"region": "NA"}})
+	if rf, ok := nodesOf[*convJoin](groot)[0].right.(*rowFilter); !ok || rf.dataset != "refunds" {
+		t.Fatalf("the refunds of a conversion are not row-filtered for a governed caller: %T", nodesOf[*convJoin](groot)[0].right)
+	}
+}
