@@ -24,6 +24,13 @@ type Engine interface {
 	// no cap); Result.Truncated reports that more rows existed. Cancelling
 	// ctx interrupts the running statement; the error then wraps ctx.Err().
 	Query(ctx context.Context, sql string, maxRows int) (*Result, error)
+	// Stream runs one SELECT and hands its columns to cols, then each row
+	// to row as it is read, so memory does not grow with the answer
+	// (stream.go). It returns when the rows end, when a callback returns an
+	// error (ErrStop: a clean early end, Stream returns nil) or when ctx
+	// is cancelled (the error then wraps ctx.Err()). A cancelled or failed
+	// statement never ends like a complete one.
+	Stream(ctx context.Context, sql string, cols ColumnsFunc, row RowFunc) error
 	// Exec runs one statement that returns no rows (DDL such as CREATE VIEW).
 	Exec(ctx context.Context, sql string) error
 	// Describe lists the columns of a table or view named by its path parts

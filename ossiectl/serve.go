@@ -82,7 +82,7 @@ func (e *env) serveCmd() *cobra.Command {
 	f.StringSliceVar(&models, "models", nil, "model files (comma-separated or repeated)")
 	f.StringVar(&dbPath, "duckdb", "", "DuckDB database file (default: in-memory)")
 	f.StringArrayVar(&loads, "load", nil, "create `TABLE=FILE` from a Parquet/CSV file at start (repeatable)")
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "listen address")
+	f.StringVar(&addr, "addr", server.DefaultAddr, "listen address")
 	f.StringVar(&gov, "governance", "", "governance file (roles, row filters, masks; docs/governance.md) applied to every model file")
 	authFlags := flag.NewFlagSet("auth", flag.ContinueOnError)
 	auth.Register(authFlags)

@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
@@ -17,14 +15,23 @@ import (
 // Rows follow Columns; values are JSON scalars (numbers, strings, booleans,
 // null), DATE as "YYYY-MM-DD" and timestamps as RFC 3339. Truncated is true
 // when the engine had more rows than the server's row cap: results are
-// complete or say they are not (DESIGN.md section 5).
+// complete or say they are not (DESIGN.md section 5). Over HTTP the JSON
+// members come in this order, so row_count, truncated and total form a
+// trailer after the streamed rows (docs/server.md).
 type Response struct {
 	Model        string         `json:"model"`
 	ModelVersion string         `json:"model_version"`
 	Columns      []ResultColumn `json:"columns"`
-	Rows         [][]any        `json:"rows"`
-	RowCount     int            `json:"row_count"`
-	Truncated    bool           `json:"truncated"`
+	// Cached: the answer comes from the result cache, computed AgeMillis
+	// milliseconds ago.
+	Cached    bool    `json:"cached"`
+	AgeMillis int64   `json:"age_ms,omitempty"`
+	Rows      [][]any `json:"rows"`
+	RowCount  int     `json:"row_count"`
+	Truncated bool    `json:"truncated"`
+	// Total is the row count without limit and offset, when asked for
+	// (AnswerOptions.Total, `"total": true` in the request).
+	Total *int64 `json:"total,omitempty"`
 	// SQL is the statement that ran; kept out of the query answer (the
 	// /sql endpoint exists for that) but available to Go callers.
 	SQL string `json:"-"`
@@ -101,39 +108,19 @@ func (s *Server) plan(ctx context.Context, m *model, q *plan.Query) (*plan.Plan,
 // cannot convert; 502 OSS5001 any other engine failure. Engine failures
 // carry a generic Detail (engineerror.go); the engine's own message is in
 // EngineMessage and the logs, never in a problem document.
-func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (_ *Response, err error) {
-	m, perr := s.lookupFor(ctx, model)
-	if perr != nil {
-		return nil, perr
-	}
-	start := time.Now()
-	defer func() { s.metrics.observeQuery(m.art.Name, time.Since(start), err) }()
-	p, err := s.plan(ctx, m, q)
+func (s *Server) Answer(ctx context.Context, model string, q *plan.Query) (*Response, error) {
+	return s.AnswerWith(ctx, model, q, AnswerOptions{})
+}
+
+// AnswerWith is Answer with per-request options (the pagination total).
+func (s *Server) AnswerWith(ctx context.Context, model string, q *plan.Query, opts AnswerOptions) (*Response, error) {
+	var c collectSink
+	sql, err := s.stream(ctx, model, q, opts, &c)
 	if err != nil {
 		return nil, err
 	}
-	if s.cfg.Engine == nil {
-		return nil, &Error{Status: http.StatusServiceUnavailable, Code: compiler.CodeEngine, Title: "Engine unavailable", Detail: "no engine is configured"}
-	}
-	qctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
-	defer cancel()
-	res, err := s.cfg.Engine.Query(qctx, p.SQL, s.cfg.MaxRows)
-	if err != nil {
-		return nil, s.engineError(ctx, qctx, q, err)
-	}
-	if len(res.Columns) != len(p.Columns) {
-		return nil, &Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Engine error",
-			Detail: "the planned query returned an unexpected number of columns"}
-	}
-	return &Response{
-		Model:        m.art.Name,
-		ModelVersion: m.art.Version,
-		Columns:      resultColumns(p.Columns, res.Columns),
-		Rows:         res.Rows,
-		RowCount:     len(res.Rows),
-		Truncated:    res.Truncated,
-		SQL:          p.SQL,
-	}, nil
+	c.resp.SQL = sql
+	return &c.resp, nil
 }
 
 func resultColumns(pc []plan.Column, ec []engine.Column) []ResultColumn {

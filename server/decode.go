@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/ossie-dev/ossie/compiler"
-	"github.com/ossie-dev/ossie/compiler/plan"
 )
 
 // decodeProblems decodes a query body the way plan.ParseQuery does
@@ -19,7 +18,7 @@ import (
 // `filters.op`), instead of encoding/json's Go type names. Nil when the
 // body decodes.
 func decodeProblems(body []byte) compiler.Problems {
-	var q plan.Query
+	var q queryRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
@@ -40,13 +39,15 @@ func decodeProblems(body []byte) compiler.Problems {
 	case errors.As(err, &syn):
 		return badBody("", fmt.Sprintf("the body is not valid JSON (at byte %d)", syn.Offset))
 	case errors.As(err, &typ):
+		// Members of the embedded plan.Query come prefixed with its name.
+		typ.Field = strings.TrimPrefix(typ.Field, "Query.")
 		if typ.Field == "" {
 			return badBody("", "the body must be a JSON object, not "+article(typ.Value))
 		}
 		return badBody(typ.Field, fmt.Sprintf("%s must be %s, not %s", typ.Field, expected(typ.Type), article(typ.Value)))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		key := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return badBody(strings.Trim(key, `"`), "unknown key "+key+"; a query takes metrics, dimensions, filters, order_by, limit, offset and timezone, and /sql also explain (a dimension object: field, grain, week_start; a filter: field or metric, grain, op, values or value; an order: key, dir)")
+		return badBody(strings.Trim(key, `"`), "unknown key "+key+"; a query takes metrics, dimensions, filters, order_by, limit, offset, timezone and total, and /sql also explain (a dimension object: field, grain, week_start; a filter: field or metric, grain, op, values or value; an order: key, dir)")
 	}
 	return badBody("", "the body is not a valid query object")
 }

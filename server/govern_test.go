@@ -299,7 +299,7 @@ func withoutRequestID(body []byte) []byte {
 
 var requestIDMember = regexp.MustCompile(`,"request_id":"[0-9a-f]+"`)
 
-func mustQuery(t *testing.T, s string) *plan.Query {
+func mustQuery(t testing.TB, s string) *plan.Query {
 	t.Helper()
 	q, probs := plan.ParseQuery([]byte(s))
 	if probs.HasErrors() {

@@ -29,27 +29,6 @@ func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, m.detail)
 }
 
-func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("model")
-	q, perr := s.readQuery(w, r, name)
-	if perr != nil {
-		writeProblem(w, r, perr)
-		return
-	}
-	if q.Explain {
-		writeProblem(w, r, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "explain",
-			Message: "explain applies to POST /v1/models/{model}/sql, which plans without running"}}))
-		return
-	}
-	resp, err := s.Answer(r.Context(), name, q)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	s.cfg.Logger.Debug("answered", "model", resp.Model, "version", resp.ModelVersion, "rows", resp.RowCount, "truncated", resp.Truncated)
-	writeJSON(w, http.StatusOK, resp)
-}
-
 func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("model")
 	q, perr := s.readQuery(w, r, name)
@@ -84,9 +63,20 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// readQuery checks the model first (an unknown model is 404 whatever the
-// body), then reads at most MaxBodyBytes and parses the query strictly.
+// readQuery is readQueryRequest for routes that take only the query.
 func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) (*plan.Query, *Error) {
+	req, err := s.readQueryRequest(w, r, name)
+	if err != nil {
+		return nil, err
+	}
+	return &req.Query, nil
+}
+
+// readQueryRequest checks the model first (an unknown model is 404 whatever
+// the body), then reads at most MaxBodyBytes and parses the request
+// strictly; only a body that fails to parse is decoded a second time, for
+// a problem in plain words.
+func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name string) (*queryRequest, *Error) {
 	if _, err := s.lookupFor(r.Context(), name); err != nil {
 		return nil, err
 	}
@@ -99,14 +89,14 @@ func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) 
 		}
 		return nil, &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid query", Detail: "cannot read the request body"}
 	}
-	if probs := decodeProblems(body); len(probs) > 0 {
-		return nil, queryProblems(probs)
+	req, err := parseQueryRequest(body)
+	if err != nil {
+		if probs := decodeProblems(body); len(probs) > 0 {
+			return nil, queryProblems(probs)
+		}
+		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "query body: " + err.Error()}})
 	}
-	q, probs := plan.ParseQuery(body)
-	if probs.HasErrors() {
-		return nil, queryProblems(probs)
-	}
-	return q, nil
+	return req, nil
 }
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {

@@ -37,6 +37,7 @@ const (
 	DefaultMaxBodyBytes = 1 << 20 // 1 MiB
 	DefaultMaxRows      = 100_000
 	DefaultQueryTimeout = 60 * time.Second
+	DefaultCacheTTL     = time.Minute
 )
 
 // Config configures a Server. Zero values take the defaults above.
@@ -76,6 +77,13 @@ type Config struct {
 	// no authentication, every request ungoverned — for in-process use
 	// and loopback-only serving (see CheckExposure).
 	Auth *Auth
+	// CacheBytes bounds the result cache (an estimate of the memory its
+	// answers hold); 0 turns the cache off. Identical questions within
+	// CacheTTL are then answered from memory (cache.go).
+	CacheBytes int64
+	// CacheTTL is how long a cached answer is served; default
+	// DefaultCacheTTL when CacheBytes > 0.
+	CacheTTL time.Duration
 }
 
 // Server answers metric queries for the models of its Store. Safe for
@@ -84,6 +92,8 @@ type Server struct {
 	cfg     Config
 	store   *Store
 	metrics *httpMetrics
+	// cache is nil when Config.CacheBytes is 0.
+	cache *resultCache
 }
 
 // model is one loaded artifact plus what every request would otherwise
@@ -130,6 +140,16 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, store: store, metrics: newHTTPMetrics()}
 	if err := registerMetrics(cfg.Registry, s.metrics, store); err != nil {
 		return nil, fmt.Errorf("server: metrics: %w", err)
+	}
+	if cfg.CacheBytes > 0 {
+		if cfg.CacheTTL <= 0 {
+			cfg.CacheTTL = DefaultCacheTTL
+		}
+		c, err := newResultCache(cfg.CacheBytes, cfg.CacheTTL, cfg.Registry)
+		if err != nil {
+			return nil, fmt.Errorf("server: cache metrics: %w", err)
+		}
+		s.cache, s.cfg.CacheTTL = c, cfg.CacheTTL
 	}
 	if cfg.Auth != nil {
 		if err := cfg.Registry.Register(cfg.Auth); err != nil {

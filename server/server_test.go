@@ -506,6 +506,11 @@ func (unavailableEngine) Query(ctx context.Context, sql string, maxRows int) (*e
 	return nil, &engine.Error{Class: engine.ErrUnavailable, Message: "engine: connection refused", Err: errors.New("dial tcp user:secret@10.0.0.1: refused")}
 }
 
+func (e unavailableEngine) Stream(ctx context.Context, sql string, cols engine.ColumnsFunc, row engine.RowFunc) error {
+	_, err := e.Query(ctx, sql, 0)
+	return err
+}
+
 func TestUnavailableEngineAndReadiness(t *testing.T) {
 	f := newFixture(t, nil)
 	resp, body := f.do(t, "GET", "/healthz", "")

@@ -18,7 +18,8 @@ import (
 // Engine is an open DuckDB database. It implements engine.Engine and is
 // safe for concurrent use.
 type Engine struct {
-	db *sql.DB
+	db    *sql.DB
+	stmts *stmtCache
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -43,7 +44,7 @@ func Open(path string) (*Engine, error) {
 		_ = db.Close()
 		return nil, &engine.Error{Class: engine.ErrUnavailable, Message: "duckdb: cannot open database: " + driverMessage(err), Err: err}
 	}
-	return &Engine{db: db}, nil
+	return &Engine{db: db, stmts: newStmtCache()}, nil
 }
 
 // Dialect is dialect.DuckDB.
@@ -55,59 +56,74 @@ func (e *Engine) DB() *sql.DB { return e.db }
 
 // Close closes the pool and the database (other handles on the same file
 // in this process keep it open).
-func (e *Engine) Close() error { return e.db.Close() }
+func (e *Engine) Close() error {
+	e.stmts.close()
+	return e.db.Close()
+}
 
-// Query runs sql and returns at most maxRows rows (maxRows <= 0: all).
-// It reads one row beyond the cap to set Truncated, then stops reading.
-// Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
-// Values are converted as described in package documentation of
-// engine.Result (engine.Converter; convert.go for DuckDB's own types).
+// Query runs sql and returns at most maxRows rows (maxRows <= 0: all),
+// reading one row beyond the cap to set Truncated (engine.Collect).
 func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.Result, error) {
-	rows, err := e.db.QueryContext(ctx, query)
+	return engine.Collect(ctx, e, query, maxRows)
+}
+
+// Stream runs query and hands each row to row as DuckDB produces it; the
+// row slice is reused. Values are converted by engine.Converter
+// (convert.go for DuckDB's own types).
+// Statements are prepared once per SQL text and reused (stmtcache.go).
+// Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
+func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
+	var rows *sql.Rows
+	var err error
+	if stmt, ok := e.stmts.prepared(ctx, e.db, query); ok {
+		rows, err = stmt.QueryContext(ctx)
+	} else {
+		rows, err = e.db.QueryContext(ctx, query)
+	}
 	if err != nil {
-		return nil, classify(ctx, err)
+		return classify(ctx, err)
 	}
 	defer rows.Close()
 
 	types, err := rows.ColumnTypes()
 	if err != nil {
-		return nil, classify(ctx, err)
+		return classify(ctx, err)
 	}
-	res := &engine.Result{Columns: make([]engine.Column, len(types)), Rows: [][]any{}}
+	columns := make([]engine.Column, len(types))
 	convs := make([]func(any) any, len(types))
 	for i, t := range types {
-		res.Columns[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
+		columns[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
 		convs[i] = converterFor(t.DatabaseTypeName())
 	}
-
+	if err := cols(columns); err != nil {
+		return engine.Stopped(err)
+	}
 	scan := make([]any, len(types))
 	ptrs := make([]any, len(types))
 	for i := range scan {
 		ptrs[i] = &scan[i]
 	}
+	out := make([]any, len(types))
 	for rows.Next() {
-		if maxRows > 0 && len(res.Rows) == maxRows {
-			res.Truncated = true
-			break
-		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, classify(ctx, err)
+			return classify(ctx, err)
 		}
-		row := make([]any, len(scan))
 		for i, v := range scan {
-			row[i] = convs[i](v)
+			out[i] = convs[i](v)
 		}
-		res.Rows = append(res.Rows, row)
+		if err := row(out); err != nil {
+			return engine.Stopped(err)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, classify(ctx, err)
+		return classify(ctx, err)
 	}
 	// database/sql reports a context cancelled mid-iteration as a normal end
 	// of rows on some paths; a cut result must never look complete.
-	if err := ctx.Err(); err != nil && !res.Truncated {
-		return nil, classify(ctx, err)
+	if err := ctx.Err(); err != nil {
+		return classify(ctx, err)
 	}
-	return res, nil
+	return nil
 }
 
 // Exec runs one statement that returns no rows.

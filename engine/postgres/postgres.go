@@ -60,50 +60,54 @@ func (e *Engine) Ping(ctx context.Context) error {
 }
 
 // Query runs one statement and returns at most maxRows rows (maxRows <= 0:
-// all); Truncated reports that more existed. On reaching the cap it cancels
-// the statement on the server instead of reading the rest. Cancelling ctx
-// sends a cancel request; the error then wraps ctx.Err(). Values are
-// converted as converterFor describes.
+// all); Truncated reports that more existed (engine.Collect). On reaching
+// the cap it cancels the statement on the server instead of reading the
+// rest.
 func (e *Engine) Query(ctx context.Context, sql string, maxRows int) (*engine.Result, error) {
+	return engine.Collect(ctx, e, sql, maxRows)
+}
+
+// Stream runs one statement and hands each row to row as pgx reads it; the
+// row slice is reused. A callback that stops the stream cancels the
+// statement on the server. Cancelling ctx sends a cancel request; the
+// error then wraps ctx.Err(). Values are converted as converterFor
+// describes.
+func (e *Engine) Stream(ctx context.Context, sql string, cols engine.ColumnsFunc, row engine.RowFunc) error {
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rows, err := e.pool.Query(qctx, sql)
 	if err != nil {
-		return nil, e.classify(ctx, err)
+		return e.classify(ctx, err)
 	}
 	defer rows.Close()
 	fds := rows.FieldDescriptions()
 	tm := rows.Conn().TypeMap()
-	res := &engine.Result{Columns: make([]engine.Column, len(fds)), Rows: [][]any{}}
+	columns := make([]engine.Column, len(fds))
 	convs := make([]func(any) any, len(fds))
 	for i, fd := range fds {
 		t := oidTypeName(tm, fd.DataTypeOID)
-		res.Columns[i] = engine.Column{Name: fd.Name, Type: t}
+		columns[i] = engine.Column{Name: fd.Name, Type: t}
 		convs[i] = converterFor(t)
 	}
+	if err := cols(columns); err != nil {
+		cancel()
+		return engine.Stopped(err)
+	}
 	for rows.Next() {
-		if maxRows > 0 && len(res.Rows) == maxRows {
-			res.Truncated = true
-			cancel()
-			break
-		}
 		vals, err := rows.Values()
 		if err != nil {
-			return nil, e.classify(ctx, err)
+			return e.classify(ctx, err)
 		}
 		for i, v := range vals {
 			vals[i] = convs[i](v)
 		}
-		res.Rows = append(res.Rows, vals)
+		if err := row(vals); err != nil {
+			cancel()
+			return engine.Stopped(err)
+		}
 	}
 	rows.Close()
-	if res.Truncated {
-		return res, nil
-	}
-	if err := rows.Err(); err != nil {
-		return nil, e.classify(ctx, err)
-	}
-	return res, nil
+	return e.classify(ctx, rows.Err())
 }
 
 // Exec runs one or more statements separated by semicolons (simple query

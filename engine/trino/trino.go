@@ -50,55 +50,62 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 func (e *Engine) Dialect() dialect.Dialect { return dialect.Trino }
 
 // Query runs one statement and returns at most maxRows rows (maxRows <= 0:
-// all). It stops reading after maxRows+1 rows and cancels the query on the
-// coordinator (DELETE of the query), so a capped answer does not keep the
-// cluster busy. Values are converted as documented on converterFor.
+// all), stopping after maxRows+1 rows (engine.Collect).
 func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.Result, error) {
+	return engine.Collect(ctx, e, query, maxRows)
+}
+
+// Stream runs one statement and hands each row to row as its page
+// arrives; the row slice is reused. A callback that stops the stream
+// cancels the query on the coordinator (DELETE of the query), so a capped
+// answer does not keep the cluster busy. Values are converted as
+// documented on converterFor.
+func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rows, err := e.db.QueryContext(qctx, query)
 	if err != nil {
-		return nil, e.classify(ctx, err)
+		return e.classify(ctx, err)
 	}
 	// Close sends the DELETE when pages remain; it must run before cancel.
 	defer rows.Close()
 	types, err := rows.ColumnTypes()
 	if err != nil {
-		return nil, e.classify(ctx, err)
+		return e.classify(ctx, err)
 	}
-	res := &engine.Result{Columns: make([]engine.Column, len(types)), Rows: [][]any{}}
+	columns := make([]engine.Column, len(types))
 	convs := make([]func(any) any, len(types))
 	for i, t := range types {
-		res.Columns[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
-		convs[i] = converterFor(res.Columns[i].Type)
+		columns[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
+		convs[i] = converterFor(columns[i].Type)
+	}
+	if err := cols(columns); err != nil {
+		return engine.Stopped(err)
+	}
+	vals := make([]any, len(types))
+	ptrs := make([]any, len(types))
+	for i := range vals {
+		ptrs[i] = &vals[i]
 	}
 	for rows.Next() {
-		if maxRows > 0 && len(res.Rows) == maxRows {
-			res.Truncated = true
-			break
-		}
-		vals := make([]any, len(types))
-		ptrs := make([]any, len(types))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
+		clear(vals)
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, e.classify(ctx, err)
+			return e.classify(ctx, err)
 		}
 		for i, v := range vals {
 			vals[i] = convs[i](v)
 		}
-		res.Rows = append(res.Rows, vals)
-	}
-	if !res.Truncated {
-		if err := rows.Err(); err != nil {
-			return nil, e.classify(ctx, err)
+		if err := row(vals); err != nil {
+			return engine.Stopped(err)
 		}
 	}
-	if err := rows.Close(); err != nil && !res.Truncated {
-		return nil, e.classify(ctx, err)
+	if err := rows.Err(); err != nil {
+		return e.classify(ctx, err)
 	}
-	return res, nil
+	if err := rows.Close(); err != nil {
+		return e.classify(ctx, err)
+	}
+	return nil
 }
 
 // Exec runs one statement that returns no rows, such as CREATE OR REPLACE

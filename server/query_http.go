@@ -1,0 +1,87 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/plan"
+)
+
+// queryRequest is the body of POST /v1/models/{model}/query: a query plus
+// the request options that are not part of it.
+type queryRequest struct {
+	plan.Query
+	// Total asks for the row count without limit and offset (Cube's
+	// `total`), returned as `total` next to the page.
+	Total bool `json:"total,omitempty"`
+}
+
+// parseQueryRequest decodes body strictly (unknown keys refused, numbers
+// kept exact), like plan.ParseQuery.
+func parseQueryRequest(body []byte) (*queryRequest, error) {
+	var req queryRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(&req); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON object")
+	}
+	return &req, nil
+}
+
+// handleQuery answers in the format the Accept header asks for (JSON by
+// default, CSV, Arrow IPC stream), writing rows as the engine returns
+// them. An error before the first bytes went out is a problem document;
+// after that the response is aborted (the client sees an incomplete body,
+// never a complete-looking one) and the error is logged.
+func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("model")
+	req, perr := s.readQueryRequest(w, r, name)
+	if perr != nil {
+		writeProblem(w, r, perr)
+		return
+	}
+	if req.Explain {
+		writeProblem(w, r, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "explain",
+			Message: "explain applies to POST /v1/models/{model}/sql, which plans without running"}}))
+		return
+	}
+	var sink answerSink
+	var out func() *httpOut
+	switch negotiate(r.Header.Get("Accept")) {
+	case mediaCSV:
+		c := &csvSink{w: w}
+		sink, out = c, func() *httpOut { return c.out }
+	case mediaArrow:
+		a := &arrowSink{w: w}
+		sink, out = a, func() *httpOut { return a.out }
+	default:
+		j := &jsonSink{w: w}
+		sink, out = j, func() *httpOut { return j.out }
+	}
+	_, err := s.stream(r.Context(), name, &req.Query, AnswerOptions{Total: req.Total}, sink)
+	defer func() { out().release() }()
+	if err == nil {
+		return
+	}
+	if o := out(); o != nil && o.started {
+		s.cfg.Logger.Warn("answer cut after its first bytes", "request_id", requestIDFrom(r.Context()), "path", r.URL.Path, "error", err)
+		panic(http.ErrAbortHandler)
+	}
+	var se *sinkError
+	if errors.As(err, &se) {
+		err = &Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Cannot encode the answer", Detail: se.Error(), Cause: se.err}
+	}
+	if o := out(); o != nil {
+		for _, k := range []string{"Content-Type", hdrCache, "Age", hdrTruncated, hdrRowCount, hdrTotal, "Trailer"} {
+			w.Header().Del(k)
+		}
+	}
+	s.fail(w, r, err)
+}

@@ -1,0 +1,260 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/engine"
+)
+
+// answerHead is what is known before the first row.
+type answerHead struct {
+	Model        string
+	ModelVersion string
+	Columns      []ResultColumn
+	// Cached: the answer comes from the result cache, computed Age ago.
+	Cached bool
+	Age    time.Duration
+}
+
+// answerTail is what is known after the last row.
+type answerTail struct {
+	RowCount  int
+	Truncated bool
+	// Total is the row count of the whole answer without limit and
+	// offset, when the query asked for it (`total: true`).
+	Total *int64
+}
+
+// answerSink receives one answer: begin once, row per row (the slice is
+// reused by the caller), end once. A sink error ends the answer.
+type answerSink interface {
+	begin(h *answerHead) error
+	row(r []any) error
+	end(t *answerTail) error
+}
+
+// sinkError marks an error of the sink (a client gone, a value a format
+// cannot hold) as opposed to one of the engine.
+type sinkError struct{ err error }
+
+func (e *sinkError) Error() string { return e.err.Error() }
+func (e *sinkError) Unwrap() error { return e.err }
+
+// AnswerOptions are the per-request options of an answer that are not
+// part of the planned query.
+type AnswerOptions struct {
+	// Total asks for the row count of the whole answer, without limit
+	// and offset, next to the page (Cube's `total`).
+	Total bool
+}
+
+// capQuery returns q with the row cap pushed into its limit: LIMIT
+// MaxRows+1 unless q's own limit is smaller, so the engine stops early and
+// one row beyond the cap tells that more existed. mayTruncate is false
+// when q's own limit already fits the cap.
+func (s *Server) capQuery(q *plan.Query) (capped *plan.Query, mayTruncate bool) {
+	if q == nil || (q.Limit != nil && *q.Limit <= s.cfg.MaxRows) {
+		return q, false
+	}
+	c := *q
+	n := s.cfg.MaxRows + 1
+	c.Limit = &n
+	return &c, true
+}
+
+// stream plans q against model under the Identity of ctx, and hands the
+// answer to sink: from the result cache when an identical question was
+// answered recently, else from the engine row by row, stopping at the
+// row cap. It returns the SQL that answers q. Errors before sink.begin are
+// *Error as documented on Answer; after it, the answer is cut and the
+// error says so (a *sinkError when the sink failed).
+func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts AnswerOptions, sink answerSink) (sql string, err error) {
+	m, perr := s.lookupFor(ctx, model)
+	if perr != nil {
+		return "", perr
+	}
+	start := time.Now()
+	defer func() { s.metrics.observeQuery(m.art.Name, time.Since(start), err) }()
+	capped, mayTruncate := s.capQuery(q)
+	p, err := s.plan(ctx, m, capped)
+	if err != nil {
+		return "", err
+	}
+	if s.cfg.Engine == nil {
+		return p.SQL, &Error{Status: http.StatusServiceUnavailable, Code: compiler.CodeEngine, Title: "Engine unavailable", Detail: "no engine is configured"}
+	}
+	var countSQL string
+	if opts.Total {
+		all := *q
+		all.Limit, all.Offset = nil, 0
+		tp, err := s.plan(ctx, m, &all)
+		if err != nil {
+			return "", err
+		}
+		countSQL = "SELECT COUNT(*) FROM (" + tp.SQL + ") AS ossie_total"
+	}
+	run := runSpec{m: m, q: q, sql: p.SQL, countSQL: countSQL, cols: p.Columns, mayTruncate: mayTruncate}
+	if s.cache == nil {
+		return p.SQL, s.run(ctx, run, sink, nil)
+	}
+	run.key = keyFor(m.art.Name, m.art.Version, IdentityFrom(ctx), p.SQL, countSQL)
+	if e, ok := s.cache.get(run.key); ok {
+		s.cache.hits.Inc()
+		return p.SQL, replay(e, s.cache.now(), sink)
+	}
+	done, wait := s.cache.join(run.key)
+	if wait != nil {
+		if !await(ctx, wait) {
+			return p.SQL, s.engineError(ctx, ctx, q, ctx.Err())
+		}
+		if e, ok := s.cache.get(run.key); ok {
+			s.cache.hits.Inc()
+			return p.SQL, replay(e, s.cache.now(), sink)
+		}
+		// The leader failed or its answer was too large to keep.
+	} else {
+		defer done()
+	}
+	s.cache.misses.Inc()
+	return p.SQL, s.run(ctx, run, sink, s.cache)
+}
+
+// runSpec is one planned question ready to run.
+type runSpec struct {
+	m           *model
+	q           *plan.Query
+	sql         string
+	countSQL    string
+	cols        []plan.Column
+	mayTruncate bool
+	key         cacheKey
+}
+
+// run answers r on the engine; with cache set it records the answer and
+// keeps it when complete and small enough.
+func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, cache *resultCache) error {
+	qctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+	defer cancel()
+	tail := &answerTail{}
+	if r.countSQL != "" {
+		res, err := s.cfg.Engine.Query(qctx, r.countSQL, 1)
+		if err != nil {
+			return s.engineError(ctx, qctx, r.q, err)
+		}
+		if len(res.Rows) != 1 || len(res.Rows[0]) != 1 {
+			return errUnexpectedColumns
+		}
+		n, ok := engine.Int64(res.Rows[0][0])
+		if !ok {
+			return errUnexpectedColumns
+		}
+		tail.Total = &n
+	}
+	var rec *cacheEntry
+	if cache != nil {
+		rec = &cacheEntry{key: r.key}
+	}
+	err := s.cfg.Engine.Stream(qctx, r.sql, func(cols []engine.Column) error {
+		if len(cols) != len(r.cols) {
+			return errUnexpectedColumns
+		}
+		head := answerHead{Model: r.m.art.Name, ModelVersion: r.m.art.Version, Columns: resultColumns(r.cols, cols)}
+		if rec != nil {
+			rec.head = head
+		}
+		if err := sink.begin(&head); err != nil {
+			return &sinkError{err}
+		}
+		return nil
+	}, func(row []any) error {
+		if r.mayTruncate && tail.RowCount == s.cfg.MaxRows {
+			tail.Truncated = true
+			return engine.ErrStop
+		}
+		tail.RowCount++
+		if rec != nil {
+			for _, v := range row {
+				rec.bytes += valueBytes(v)
+			}
+			if rec.bytes > cache.limit() {
+				rec = nil // too large to keep; stop copying
+			} else {
+				rec.rows = append(rec.rows, slices.Clone(row))
+			}
+		}
+		if err := sink.row(row); err != nil {
+			return &sinkError{err}
+		}
+		return nil
+	})
+	var se *sinkError
+	switch {
+	case errors.As(err, &se):
+		return err
+	case errors.Is(err, errUnexpectedColumns):
+		return errUnexpectedColumns
+	case err != nil:
+		return s.engineError(ctx, qctx, r.q, err)
+	}
+	if err := sink.end(tail); err != nil {
+		return &sinkError{err}
+	}
+	if rec != nil {
+		rec.tail = *tail
+		rec.bytes += 256
+		cache.put(rec)
+	}
+	return nil
+}
+
+var errUnexpectedColumns = &Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Engine error",
+	Detail: "the planned query returned an unexpected number of columns"}
+
+// replay hands a cached answer to sink.
+func replay(e *cacheEntry, now time.Time, sink answerSink) error {
+	head := e.head
+	head.Cached, head.Age = true, now.Sub(e.created)
+	if err := sink.begin(&head); err != nil {
+		return &sinkError{err}
+	}
+	for _, r := range e.rows {
+		if err := sink.row(r); err != nil {
+			return &sinkError{err}
+		}
+	}
+	tail := e.tail
+	if err := sink.end(&tail); err != nil {
+		return &sinkError{err}
+	}
+	return nil
+}
+
+// collectSink builds a Response (Answer's in-memory form).
+type collectSink struct{ resp Response }
+
+func (c *collectSink) begin(h *answerHead) error {
+	c.resp.Model, c.resp.ModelVersion, c.resp.Columns = h.Model, h.ModelVersion, h.Columns
+	c.resp.Cached, c.resp.AgeMillis = h.Cached, h.Age.Milliseconds()
+	c.resp.Rows = [][]any{}
+	return nil
+}
+
+func (c *collectSink) row(r []any) error {
+	c.resp.Rows = append(c.resp.Rows, slices.Clone(r))
+	return nil
+}
+
+func (c *collectSink) end(t *answerTail) error {
+	c.resp.RowCount, c.resp.Truncated, c.resp.Total = t.RowCount, t.Truncated, t.Total
+	return nil
+}
+
+// ageSeconds is the HTTP Age header value of a cached answer.
+func ageSeconds(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) }
