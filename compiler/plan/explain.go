@@ -248,6 +248,15 @@ func describePred(x, op string, vals []any) string {
 // describeFrame words a window frame for EXPLAIN.
 func describeFrame(fr frame, g dialect.Grain) string {
 	switch {
+	case fr.yearAgo:
+		prev := "value of the same date a year earlier"
+		switch fr.output {
+		case "difference":
+			return "current minus " + prev
+		case "ratio":
+			return "current / " + prev
+		}
+		return prev
 	case fr.lag > 0:
 		prev := fmt.Sprintf("value %d %s back", fr.lag, g)
 		switch fr.output {

@@ -190,7 +190,10 @@ type frame struct {
 	preceding int
 	reset     dialect.Grain
 	lag       int
-	output    string // lag: value, difference or ratio
+	output    string // lag or yearAgo: value, difference or ratio
+	// yearAgo: the value of the same date a year earlier (day grain),
+	// joined from the per-period values instead of counted back.
+	yearAgo bool
 }
 
 // measureRef is where a measure's value is: column col of group alias.

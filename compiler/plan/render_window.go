@@ -73,6 +73,7 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 		others = append(others, c)
 		w.WriteString(`"p".` + c + " AS " + c)
 	}
+	var yearAgo []string // aliases of the year-ago joins, by metric order
 	for _, m := range proj.metrics {
 		w.sep(&first)
 		v := `"b".` + r.identString(m.name)
@@ -80,7 +81,17 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 			v = "COALESCE(" + v + ", 0)"
 		}
 		fr, typed := win.frames[m.name]
-		if typed {
+		switch {
+		case typed && fr.yearAgo:
+			alias := `"y` + strconv.Itoa(len(yearAgo)) + `"`
+			yearAgo = append(yearAgo, alias)
+			prev := alias + "." + r.identString(m.name)
+			if m.mp.countLike {
+				// 0 within the spine, NULL before its first period, as LAG.
+				prev = "CASE WHEN " + r.yearBack() + ` >= (SELECT MIN("t") FROM "s") THEN COALESCE(` + prev + ", 0) END"
+			}
+			v = compared(r, v, prev, fr.output)
+		case typed:
 			v = r.windowed(v, fr, others)
 		}
 		w.WriteString(v)
@@ -92,12 +103,43 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 		w.WriteString(` CROSS JOIN (SELECT DISTINCT ` + strings.Join(others, ", ") + ` FROM "b") AS "p"`)
 	}
 	w.WriteString(` LEFT JOIN "b" ON "b".` + tcol + ` = "s"."t"`)
-	for _, c := range others {
-		// NULL is a group of its own, as in GROUP BY.
-		w.WriteString(` AND ("b".` + c + ` = "p".` + c + ` OR ("b".` + c + ` IS NULL AND "p".` + c + ` IS NULL))`)
+	r.groupMatch(`"b"`, others)
+	for _, alias := range yearAgo {
+		w.WriteString(` LEFT JOIN "b" AS ` + alias + " ON " + alias + "." + tcol + " = " + r.yearBack())
+		r.groupMatch(alias, others)
 	}
 	w.WriteByte(')')
 	return true
+}
+
+// groupMatch writes the join condition of alias's rows to the group of
+// the other dimensions "p": NULL is a group of its own, as in GROUP BY.
+func (r *renderer) groupMatch(alias string, others []string) {
+	for _, c := range others {
+		r.sql.WriteString(` AND (` + alias + "." + c + ` = "p".` + c + ` OR (` + alias + "." + c + ` IS NULL AND "p".` + c + ` IS NULL))`)
+	}
+}
+
+// yearBack is the spine's period a year earlier, as a DATE (29 February
+// maps to 28 February).
+func (r *renderer) yearBack() string {
+	x, ok := r.d.Func("DATEADD", []string{"YEAR", "-1", `"s"."t"`})
+	if !ok {
+		x = `DATEADD(YEAR, -1, "s"."t")`
+	}
+	return "CAST(" + x + " AS DATE)"
+}
+
+// compared is a period-over-period output from the current value v and
+// the compared period's value prev.
+func compared(r *renderer, v, prev, output string) string {
+	switch output {
+	case "difference":
+		return "(" + v + " - " + prev + ")"
+	case "ratio":
+		return r.d.Divide(v, prev)
+	}
+	return prev
 }
 
 // windowed applies frame fr to the per-period value v, partitioned by the
@@ -117,14 +159,7 @@ func (r *renderer) windowed(v string, fr frame, others []string) string {
 	}
 	over.WriteString(`ORDER BY "s"."t"`)
 	if fr.lag > 0 {
-		prev := "LAG(" + v + ", " + strconv.Itoa(fr.lag) + ")" + over.String() + ")"
-		switch fr.output {
-		case "difference":
-			return "(" + v + " - " + prev + ")"
-		case "ratio":
-			return r.d.Divide(v, prev)
-		}
-		return prev
+		return compared(r, v, "LAG("+v+", "+strconv.Itoa(fr.lag)+")"+over.String()+")", fr.output)
 	}
 	over.WriteString(" ROWS BETWEEN ")
 	if fr.preceding < 0 {

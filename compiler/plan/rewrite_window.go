@@ -102,10 +102,16 @@ func frameOf(mt *compiler.MetricType, g dialect.Grain) (frame, string) {
 		fr := frame{lag: 1, output: mt.Output}
 		if mt.Offset == "prior_year" {
 			per, ok := periodsPer[[2]dialect.Grain{dialect.Year, g}]
-			if !ok {
-				return frame{}, fmt.Sprintf("the same period a year earlier is not a whole number of %s periods back; query month, quarter or year", g)
+			switch {
+			case ok:
+				fr.lag = per
+			case g == dialect.Day:
+				// Days of a year vary (leap years): the same date a year
+				// earlier is looked up, not counted back.
+				fr.lag, fr.yearAgo = 0, true
+			default:
+				return frame{}, fmt.Sprintf("the same %s a year earlier is not a whole number of %s periods back; query day, month, quarter or year", g, g)
 			}
-			fr.lag = per
 		}
 		return fr, ""
 	}

@@ -157,3 +157,20 @@ semantic_model:
 		t.Fatalf("the refunds of a conversion are not row-filtered for a governed caller: %T", nodesOf[*convJoin](groot)[0].right)
 	}
 }
+
+// The same period a year earlier: counted back where a year is a whole
+// number of periods, looked up by date at day grain, refused at week.
+func TestPriorYearFrames(t *testing.T) {
+	py := &compiler.MetricType{Version: 1, Type: compiler.MetricPeriodOver, Offset: "prior_year", Output: "difference"}
+	for _, c := range []struct {
+		g       dialect.Grain
+		lag     int
+		yearAgo bool
+		refused bool
+	}{{dialect.Month, 12, false, false}, {dialect.Quarter, 4, false, false}, {dialect.Year, 1, false, false}, {dialect.Day, 0, true, false}, {dialect.Week, 0, false, true}} {
+		fr, msg := frameOf(py, c.g)
+		if (msg != "") != c.refused || fr.lag != c.lag || fr.yearAgo != c.yearAgo || (!c.refused && fr.output != "difference") {
+			t.Errorf("%s: frame %+v, refusal %q", c.g, fr, msg)
+		}
+	}
+}
