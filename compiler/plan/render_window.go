@@ -5,11 +5,14 @@ import (
 	"strings"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
 )
 
-// spineDigits is how many decimal digits the generated period numbers
-// have: the spine holds at most 10^spineDigits periods (273 years of days).
-const spineDigits = 5
+// spineDigits is, per grain, how many decimal digits the generated period
+// numbers have: the spine holds at most 10^digits periods, over 190 years
+// at every grain (273 years of days, 192 of weeks, 833 of months, 250 of
+// quarters, 1000 years), and no more rows than that.
+var spineDigits = map[dialect.Grain]int{dialect.Day: 5, dialect.Week: 4, dialect.Month: 4, dialect.Quarter: 3, dialect.Year: 3}
 
 // windowCTEs writes, after the groups' CTEs, the three CTEs of the window
 // node (rewrite_window.go):
@@ -38,7 +41,8 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 	w.WriteString(`) AS "lo", MAX(`)
 	w.WriteString(tcol)
 	w.WriteString(`) AS "hi" FROM "b") AS "r" CROSS JOIN (SELECT `)
-	for i := 0; i < spineDigits; i++ {
+	digits := spineDigits[proj.dims[win.time].grain]
+	for i := 0; i < digits; i++ {
 		if i > 0 {
 			w.WriteString(" + ")
 		}
@@ -48,7 +52,7 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 		}
 	}
 	w.WriteString(" AS \"n\" FROM ")
-	for i := 0; i < spineDigits; i++ {
+	for i := 0; i < digits; i++ {
 		if i > 0 {
 			w.WriteString(" CROSS JOIN ")
 		}
