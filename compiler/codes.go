@@ -12,6 +12,7 @@ const (
 	CodeUnsupportedVersion = "OSS1006" // `version` missing or not one this build reads
 	CodeInvalidValue       = "OSS1007" // value outside its enumeration (datatype, source kind)
 	CodeSchema             = "OSS1008" // JSON Schema violation not covered by a more specific code
+	CodeDocumentTooLarge   = "OSS1020" // document over MaxDocumentBytes
 
 	CodeDuplicateName       = "OSS2001" // two datasets/fields/metrics/relationships share a name
 	CodeUnknownDataset      = "OSS2002" // a relationship or reference names a dataset that does not exist
@@ -28,6 +29,7 @@ const (
 	CodeInvalidName         = "OSS2013" // name empty, too long (>128) or otherwise unusable
 	CodeInvalidSource       = "OSS2014" // dataset source cannot be read as a table path or query
 	CodeSelfRelationship    = "OSS2015" // a relationship from a dataset to itself
+	CodeGovernanceLeak      = "OSS2030" // a role's rule can be read around: same column through another field or dataset
 
 	// Metric types (metric_type.go, docs/metrics.md).
 	CodeMetricTypeSchema      = "OSS2041" // metric type parameters violate schema/metric-type.v1.schema.json
@@ -55,6 +57,7 @@ const (
 	CodeFanOutNoKey   = "OSS4008" // one-to-many path needs a primary key the dataset does not declare
 	CodeBadLimit      = "OSS4009" // negative limit or offset
 	CodeUnreachable   = "OSS4010" // a dimension cannot be joined to a metric's dataset
+	CodeQueryTooLarge = "OSS4020" // a query over a server limit (filters, values, order keys, dimensions, metrics)
 
 	CodeWindowNoTime = "OSS4060" // a typed metric is queried without a time dimension with a grain
 	CodeWindowGrain  = "OSS4061" // the query's grain does not fit the metric type's window
@@ -68,6 +71,10 @@ const (
 	CodeUnauthenticated  = "OSS5005" // no valid credentials for an authenticated server (HTTP 401)
 	CodeMethodNotAllowed = "OSS5006" // HTTP method not served on this path (HTTP 405)
 	CodeSQLGoverned      = "OSS5007" // SQL preview refused to a governed caller (HTTP 403)
+	CodeTooManyQueries   = "OSS5010" // the server's query slots and queue are full (HTTP 429)
+	CodeHostRefused      = "OSS5011" // a server without authentication got a non-loopback Host (HTTP 403)
+	CodeNotJSON          = "OSS5012" // a server without authentication got a body that is not application/json (HTTP 415)
+	CodeAmbiguousModel   = "OSS5013" // two namespaces publish the model name; address it by namespace (HTTP 409)
 )
 
 // Governance codes (docs/governance.md). They sit in the 2xxx model range:

@@ -17,6 +17,7 @@ import (
 type options struct {
 	models, namespaces              listFlag
 	kube, createDB, debugErrors     bool
+	auditValues                     bool
 	kubeconfig                      string
 	maxArtifact, maxBody            int64
 	cacheBytes                      int64
@@ -51,6 +52,7 @@ func (o *options) register(f *pflag.FlagSet) {
 	f.StringVar(&o.catalog, "default-catalog", "", "catalog prepended to table sources that name none (local mode); trino: the session catalog")
 	f.StringVar(&o.schema, "default-schema", "", "schema prepended to table sources that name none (local mode); trino: the session schema")
 	f.StringVar(&o.governance, "governance", "", "local mode: governance file (roles, row filters, masks; docs/governance.md) applied to every model file")
+	f.BoolVar(&o.auditValues, "audit-filter-values", false, "write filter values into the per-query audit log line (off: only the filtered members)")
 	f.BoolVar(&o.debugErrors, "debug-errors", false, "local mode without authentication only: add the engine's own message (planned SQL, physical names) to engine problem details; never for shared servers")
 	authFlags := flag.NewFlagSet("auth", flag.ContinueOnError)
 	o.auth.Register(authFlags)

@@ -1,7 +1,8 @@
 // Command server serves the Ossie semantic HTTP API until SIGTERM or
 // SIGINT, then drains in-flight requests. Models come from one of:
 //
-// Local mode: model files compiled at start.
+// Local mode: model files compiled at start, watched and swapped in when
+// they change (SIGHUP reloads them at once).
 //
 //	server --models=examples/flights/model.yaml --duckdb=flights.duckdb
 //
@@ -99,9 +100,10 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	cfg := server.Config{MaxRows: o.maxRows, QueryTimeout: o.timeout, MaxBodyBytes: o.maxBody, Logger: log, DebugErrors: o.debugErrors,
-		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL}
+		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL, AnyHost: o.auth.AnyHost(o.addr), Audit: &server.AuditOptions{FilterValues: o.auditValues}}
+	files := server.ModelFiles{Paths: o.models, Governance: o.governance, Options: compiler.CompileOptions{DefaultCatalog: o.catalog, DefaultSchema: o.schema}}
 	if !o.kube {
-		arts, err := server.LoadGovernedModelFiles(o.models, o.governance, compiler.CompileOptions{DefaultCatalog: o.catalog, DefaultSchema: o.schema})
+		arts, err := files.Load()
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
@@ -118,6 +120,10 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 		return 1
 	}
 	defer eng.Close()
+	if err := server.Sandbox(context.WithoutCancel(ctx), eng, cfg.Models); err != nil {
+		log.Error("cannot sandbox the engine", "error", err)
+		return 1
+	}
 	cfg.Engine = eng
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -153,6 +159,11 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return 1
+	}
+	if !o.kube {
+		// Edits of the model or governance files swap in while serving;
+		// SIGHUP reloads now instead of stopping the server.
+		srv.WatchModelFiles(ctx, files, 0).ReloadOn(ctx, syscall.SIGHUP)
 	}
 	if err := server.ListenAndServe(ctx, o.addr, srv.Handler(), log); err != nil {
 		log.Error("server stopped", "error", err)

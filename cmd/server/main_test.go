@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -221,5 +225,65 @@ func TestHelpAndStartChecks(t *testing.T) {
 		if code := runTo(context.Background(), args, &help, &out); code != 2 {
 			t.Errorf("%q: exit %d %s", args, code, out.String())
 		}
+	}
+}
+
+// lockedBuffer is a log sink the serving goroutine writes while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestLocalModeReloads: the server swaps in an edited model file, and
+// SIGHUP reloads at once instead of stopping it.
+func TestLocalModeReloads(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "shop.yaml")
+	orig, err := os.ReadFile("../../server/testdata/shop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(model, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &lockedBuffer{}
+	srv := servertest.Start(t, func(addr string) int {
+		return runTo(ctx, []string{"--models", model, "--addr", addr}, io.Discard, logs)
+	})
+	srv.WaitServing(t)
+	if err := os.WriteFile(model, []byte(strings.Replace(string(orig), "Orders of a small shop", "Orders of a bigger shop", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, body := srv.Call("GET", "/v1/models", "", "")
+		if strings.Contains(body, "bigger shop") && strings.Contains(logs.String(), `"signal":"hangup"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no reload within 20s: %s\n%s", body, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if code := srv.Exit(t); code != 0 {
+		t.Errorf("exit code %d after cancel", code)
 	}
 }
