@@ -48,6 +48,7 @@ trino: ## fetch the Trino server and plugins the real-Trino suites start into bi
 # about 30 s cold), so their suites must run, never skip.
 test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
+	scripts/install-deps.sh                   # PostgreSQL 15 server binaries and Maven, when missing
 	scripts/install-chromium.sh >/dev/null   # the web explorer test drives headless Chromium
 	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 OSSIE_REQUIRE_BROWSER=1 \
 		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \

@@ -31,6 +31,13 @@ const (
 	CodeSelfRelationship    = "OSS2015" // a relationship from a dataset to itself
 	CodeGovernanceLeak      = "OSS2030" // a role's rule can be read around: same column through another field or dataset
 
+	// Metric types (metric_type.go, docs/metrics.md).
+	CodeMetricTypeSchema      = "OSS2041" // metric type parameters violate schema/metric-type.v1.schema.json
+	CodeMetricTypeNotAdditive = "OSS2042" // a windowed metric's expression is not one SUM or COUNT
+	CodeMetricTypeRef         = "OSS2043" // a metric refers to a typed metric
+	CodeMetricTypeAlong       = "OSS2044" // a semi-additive metric's along field is not a time field of its dataset
+	CodeMetricTypeConversion  = "OSS2045" // a conversion's entity or time fields do not fit
+
 	CodeExprSyntax      = "OSS3001" // expression does not parse
 	CodeExprNotAllowed  = "OSS3002" // construct outside the bounded grammar (subquery, statement, window in field...)
 	CodeExprUnknownFunc = "OSS3003" // function not in the Ossie expression language
@@ -51,6 +58,11 @@ const (
 	CodeBadLimit      = "OSS4009" // negative limit or offset
 	CodeUnreachable   = "OSS4010" // a dimension cannot be joined to a metric's dataset
 	CodeQueryTooLarge = "OSS4020" // a query over a server limit (filters, values, order keys, dimensions, metrics)
+
+	CodeWindowNoTime = "OSS4060" // a typed metric is queried without a time dimension with a grain
+	CodeWindowGrain  = "OSS4061" // the query's grain does not fit the metric type's window
+	CodeSemiFanOut   = "OSS4062" // a semi-additive or conversion metric grouped by a member across a one-to-many hop
+	CodeConvJoin     = "OSS4063" // a conversion metric grouped or filtered by a member of its event-B dataset
 
 	CodeEngine           = "OSS5001" // the engine refused or failed the query
 	CodeTimeout          = "OSS5002" // query time limit exceeded or request cancelled

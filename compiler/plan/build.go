@@ -10,9 +10,12 @@ import (
 // the rewrite that made each node.
 const (
 	rwAggregate   = "per-home aggregation" // rewrite_aggregate.go
+	rwSemi        = "semi-additive"        // rewrite_semiadditive.go
+	rwConversion  = "conversion"           // rewrite_conversion.go
 	rwFanOut      = "fan-out dedup"        // rewrite_fanout.go
 	rwCombine     = "chasm-safe combine"   // rewrite_combine.go
 	rwProject     = "project"              // build.go: the query's columns
+	rwWindow      = "metric window"        // rewrite_window.go
 	rwMetricWhere = "metric filters"       // rewrite_metricfilter.go
 	rwOrder       = "order and limit"      // build.go: order_by, ties, limit
 	rwGovernance  = "governance"           // rewrite_governance.go
@@ -32,12 +35,17 @@ type builder struct {
 // dataset has no primary key for) are all returned; the plan is then nil.
 func (p *Planner) build(b *bound) (node, compiler.Problems) {
 	bl := &builder{p: p, b: b}
+	win := bl.windowOf()
 	bl.aggregatePerHome()
 	bl.dedupFanOut()
 	if len(bl.probs) > 0 {
 		return nil, bl.probs
 	}
 	var root node = bl.project(bl.combineGroups())
+	if win != nil {
+		win.input = root.(*project)
+		root = win
+	}
 	root = bl.filterMetrics(root)
 	root = bl.orderAndLimit(root)
 	root = bl.governance(root)

@@ -36,6 +36,23 @@ func TestSharedCases(t *testing.T) {
 // and daylight-saving changes, which no shared case covers.
 var tzCases = []string{filepath.Join("testdata", "TZ-01")}
 
+// metricCases are this suite's cases of metric types (docs/metrics.md):
+// running totals, grain-to-date, rolling windows, period over period,
+// semi-additive balances and conversion.
+var metricCases = []string{filepath.Join("testdata", "MT-01"), filepath.Join("testdata", "MT-02"), filepath.Join("testdata", "MT-03"), filepath.Join("testdata", "MT-04")}
+
+// TestMetricTypeCases runs metricCases like the time-zone cases, each
+// expected answer first proven by its check_sql on DuckDB.
+func TestMetricTypeCases(t *testing.T) {
+	for _, dir := range metricCases {
+		c, err := casefile.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(c.ID, func(t *testing.T) { runCase(t, c, "metric types", true) })
+	}
+}
+
 // TestTimeZoneCases runs tzCases like the shared cases, after proving
 // each expected answer with its check_sql on DuckDB.
 func TestTimeZoneCases(t *testing.T) {
