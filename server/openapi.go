@@ -203,8 +203,8 @@ func acceptsString(t reflect.Type) bool {
 const namespacedPrefix = "/v1/namespaces/{namespace}/models/{model}"
 
 // addNamespacedPaths copies every /v1/models/{model}... path item to its
-// namespaced twin, with the namespace parameter and an operationId of its
-// own.
+// namespaced twin, with the namespace parameter, an operationId of its
+// own and without the 409 of an ambiguous bare name.
 func addNamespacedPaths(paths map[string]any) {
 	for p, item := range maps.Clone(paths) {
 		rest, ok := strings.CutPrefix(p, "/v1/models/{model}")
@@ -219,6 +219,8 @@ func addNamespacedPaths(paths map[string]any) {
 		for _, op := range twin {
 			if m, ok := op.(map[string]any); ok && m["operationId"] != nil {
 				m["operationId"] = m["operationId"].(string) + "InNamespace"
+				// Only a bare name can be ambiguous.
+				delete(m["responses"].(map[string]any), "409")
 			}
 		}
 		paths[namespacedPrefix+rest] = twin

@@ -14,7 +14,10 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"github.com/ossie-dev/ossie/compiler"
 )
 
 // TestOpenAPIValidatesRealResponses calls every route of the API, with
@@ -71,29 +74,78 @@ func TestOpenAPIValidatesRealResponses(t *testing.T) {
 			if resp.StatusCode != c.status {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.status, body)
 			}
-			req, _ := http.NewRequest(c.method, f.ts.URL+c.path, strings.NewReader(c.body))
-			req.Header.Set("Content-Type", "application/json")
-			route, params, err := router.FindRoute(req)
-			if err != nil {
-				t.Fatalf("no route in the document: %v", err)
+			validateExchange(t, router, c.method, f.ts.URL+c.path, c.body, resp, body)
+		})
+	}
+}
+
+// validateExchange validates a request that was sent and the response the
+// server gave against the document: the request body for the query
+// routes, the status, headers, content type and body of the response.
+func validateExchange(t *testing.T, router routers.Router, method, url, reqBody string, resp *http.Response, body []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(reqBody))
+	req.Header.Set("Content-Type", "application/json")
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		t.Fatalf("no route in the document: %v", err)
+	}
+	if method == "POST" && strings.Contains(url, "/v1/") {
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+			t.Fatalf("the request does not match the document: %v", err)
+		}
+		req.Body = io.NopCloser(strings.NewReader(reqBody))
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}},
+		Status: resp.StatusCode, Header: resp.Header, Body: io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		t.Fatalf("response does not match the document: %v\n%s", err, body)
+	}
+}
+
+// TestOpenAPIValidatesNamespacedResponses serves the shop model from two
+// namespaces and validates the namespaced routes' answers and the 409 of
+// the bare name against the document.
+func TestOpenAPIValidatesNamespacedResponses(t *testing.T) {
+	arts, err := LoadModelFiles([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := NewStore(nil)
+	for _, ns := range []string{"team-a", "team-b"} {
+		if err := store.Set(Source{Key: "configmap " + ns + "/shop", Namespace: ns}, arts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFixture(t, func(c *Config) { c.Models, c.Store = nil, store })
+	router, err := legacy.NewRouter(loadOpenAPI(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := `{"metrics":["order_count"],"dimensions":["orders.status"]}`
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+	}{
+		{"GET", "/v1/namespaces/team-a/models/shop", "", 200},
+		{"POST", "/v1/namespaces/team-a/models/shop/query", q, 200},
+		{"POST", "/v1/namespaces/team-b/models/shop/sql", q, 200},
+		{"POST", "/v1/namespaces/team-c/models/shop/query", q, 404},
+		{"GET", "/v1/models/shop", "", 409},
+		{"POST", "/v1/models/shop/query", q, 409},
+	} {
+		t.Run(c.method+" "+c.path+" "+http.StatusText(c.status), func(t *testing.T) {
+			resp, body := f.do(t, c.method, c.path, c.body)
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.status, body)
 			}
-			if c.method == "POST" && strings.HasPrefix(c.path, "/v1/") {
-				in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-					Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
-				if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
-					t.Fatalf("the request does not match the document: %v", err)
-				}
-				req.Body = io.NopCloser(strings.NewReader(c.body))
-			}
-			in := &openapi3filter.ResponseValidationInput{
-				RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-					Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}},
-				Status: resp.StatusCode, Header: resp.Header, Body: io.NopCloser(bytes.NewReader(body)),
-				Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
-			}
-			if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
-				t.Fatalf("response does not match the document: %v\n%s", err, body)
-			}
+			validateExchange(t, router, c.method, f.ts.URL+c.path, c.body, resp, body)
 		})
 	}
 }
