@@ -270,8 +270,12 @@ semantic_model:
 // Small wording fixes: the metrics rule is the planner's, manifest names
 // a missing document, git errors end with one period.
 func TestErrorWording(t *testing.T) {
-	if code, _, errs := run(t, "", "sql", "testdata/shop.yaml", "--dimensions", "customers.state"); code != ExitUsage || !strings.Contains(errs, "a query needs at least one metric") {
-		t.Errorf("dimensions only: exit %d %s", code, errs)
+	if code, _, errs := run(t, "", "sql", "testdata/shop.yaml", "--limit", "3"); code != ExitUsage || !strings.Contains(errs, "a query needs at least one metric or dimension") {
+		t.Errorf("neither metrics nor dimensions: exit %d %s", code, errs)
+	}
+	// Dimensions alone list the distinct members (issue 12 item 7).
+	if code, out, errs := run(t, "", "sql", "testdata/shop.yaml", "--dimensions", "customers.state", "--explain"); code != 0 || !strings.Contains(out, "distinct members") {
+		t.Errorf("dimensions only: exit %d %s %s", code, out, errs)
 	}
 	missing := filepath.Join(t.TempDir(), "model.yaml")
 	if code, _, errs := run(t, "", "manifest", missing, "--name", "x"); code != ExitProblems || !strings.Contains(errs, "cannot read the document "+missing) || !strings.Contains(errs, "Next:") {

@@ -64,10 +64,10 @@ func (s *selection) build(e *env) (*plan.Query, error) {
 		}
 		return q, nil
 	}
-	if len(s.metrics) == 0 {
-		// The planner's rule (OSS4001 "a query needs at least one
-		// metric"), said before anything is read.
-		return nil, usagef("a query needs at least one metric: name it with --metrics (dimensions alone are not a query), or pass --query/--query-file")
+	if len(s.metrics) == 0 && len(s.dimensions) == 0 {
+		// The planner's rule (OSS4001 "a query needs at least one metric
+		// or dimension"), said before anything is read.
+		return nil, usagef("a query needs at least one metric or dimension: name them with --metrics or --dimensions (dimensions alone list their distinct members), or pass --query/--query-file")
 	}
 	q := &plan.Query{Metrics: s.metrics, Offset: s.offset, Timezone: s.timezone}
 	if s.limit >= 0 {

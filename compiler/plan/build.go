@@ -10,6 +10,7 @@ import (
 // the rewrite that made each node.
 const (
 	rwAggregate   = "per-home aggregation" // rewrite_aggregate.go
+	rwMembers     = "distinct members"     // rewrite_members.go
 	rwFanOut      = "fan-out dedup"        // rewrite_fanout.go
 	rwCombine     = "chasm-safe combine"   // rewrite_combine.go
 	rwProject     = "project"              // build.go: the query's columns
@@ -32,6 +33,7 @@ type builder struct {
 // dataset has no primary key for) are all returned; the plan is then nil.
 func (p *Planner) build(b *bound) (node, compiler.Problems) {
 	bl := &builder{p: p, b: b}
+	bl.distinctMembers()
 	bl.aggregatePerHome()
 	bl.dedupFanOut()
 	if len(bl.probs) > 0 {

@@ -129,6 +129,9 @@ func (e *explainer) walk(n node, depth int) {
 			what += " by " + strings.Join(names(n.dims), ", ")
 		}
 		why := "measures of " + strings.Join(e.servedMetrics(n), ", ") + " read " + n.home + " rows; every measure with this home shares one GROUP BY"
+		if len(n.measures) == 0 {
+			why = "no metric: the distinct members present in " + n.home + " rows, which reach every other member's dataset by many-to-one hops"
+		}
 		if n.keyed {
 			why += "; the dimensions come from the distinct below"
 		}

@@ -21,6 +21,10 @@ import (
 //	             {"metric": "flight_count", "op": "gt", "values": [100]}],
 //	 "order_by": [{"key": "flight_count", "dir": "desc"}],
 //	 "limit": 10, "offset": 0, "timezone": "America/New_York"}
+//
+// Without metrics the query returns the distinct members of its dimensions
+// (filters, row filters, order and limit apply): OSS4001 when it names
+// neither metrics nor dimensions.
 type Query struct {
 	Metrics    []string    `json:"metrics"`
 	Dimensions []Dimension `json:"dimensions,omitempty"`

@@ -117,8 +117,8 @@ func (p *Planner) resolve(q *Query, pr *prepared, pol *policy) (*bound, compiler
 	if q.Offset < 0 {
 		s.fail(compiler.CodeBadLimit, "offset", "offset must be zero or positive")
 	}
-	if len(q.Metrics) == 0 {
-		s.fail(compiler.CodeBadQuery, "metrics", "a query needs at least one metric")
+	if len(q.Metrics) == 0 && len(q.Dimensions) == 0 {
+		s.fail(compiler.CodeBadQuery, "metrics", "a query needs at least one metric or dimension")
 	}
 	s.dimensions(q)
 	b.metrics = make([]*selMetric, 0, len(q.Metrics))

@@ -22,8 +22,8 @@ type group struct {
 
 // aggregatePerHome implements "a metric is decomposed into measures, each
 // computed at its home dataset" and "measures with the same home share one
-// GROUP BY" (query-semantics.md, Shape of the SQL). It always fires: every
-// query has at least one metric. For each home dataset, in first-use
+// GROUP BY" (query-semantics.md, Shape of the SQL). It always fires: a
+// query without a metric has its one group from rewrite_members.go. For each home dataset, in first-use
 // order, it makes
 //
 //	aggregate(home; dims; measures) ← filter(dimension filters) ← join … ← scan(home)
