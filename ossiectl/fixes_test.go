@@ -303,3 +303,20 @@ func TestSQLExplain(t *testing.T) {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
 }
+
+// --dimensions field@relationship and --filter field@relationship=... choose
+// the join path where the model has several (issue 12 item 3).
+func TestSQLVia(t *testing.T) {
+	model := filepath.Join("..", "test", "cases", "RW-03", "model.yaml")
+	code, out, errs := run(t, "", "sql", model, "--metrics", "revenue", "--dimensions", "calendar.month@orders_ship_date", "--explain")
+	if code != 0 || !strings.Contains(out, "left join calendar along orders_ship_date") || !strings.Contains(out, "chosen of several paths by the query's via orders_ship_date") {
+		t.Fatalf("dimension via: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = run(t, "", "sql", model, "--metrics", "revenue", "--dimensions", "orders.channel", "--filter", "calendar.month@orders_order_date=2024-02")
+	if code != 0 || !strings.Contains(out, `"calendar"."day" = "orders"."order_day"`) && !strings.Contains(out, `"orders"."order_day" = "calendar"."day"`) {
+		t.Fatalf("filter via: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := run(t, "", "sql", model, "--metrics", "revenue", "--dimensions", "calendar.month"); code == 0 || !strings.Contains(errs, "OSS4011") {
+		t.Fatalf("no via: exit %d %s", code, errs)
+	}
+}

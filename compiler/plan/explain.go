@@ -164,6 +164,9 @@ func (e *explainer) walk(n node, depth int) {
 		if n.by.dm != nil {
 			need = describeMember(n.by) + " reads it"
 		}
+		if n.chosen != "" {
+			effect += "; " + n.rel.Name + " chosen of several paths by " + n.chosen
+		}
 		e.line(depth, "left join "+n.dataset+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)
 	case *scan:
 		e.line(depth, "scan "+n.dataset, n.rewrite, "every row of dataset "+n.dataset)

@@ -61,6 +61,7 @@ type join struct {
 	rel     *compiler.ArtifactRelationship
 	toOne   bool
 	by      member // the first dimension or filter that needs the dataset
+	chosen  string // why this relationship of several: the query's via or a metric's pin
 }
 
 // filter keeps the rows all of its predicates admit. Below an aggregate it

@@ -47,10 +47,17 @@ type Query struct {
 // a time grain (hour, day, week, month, quarter, year). WeekStart "sunday"
 // shifts week buckets to Sunday..Saturday; default is ISO (Monday).
 // JSON: either the string "dataset.field" or {"field", "grain", "week_start"}.
+//
+// Via names the relationship to join the member's dataset along where the
+// model joins it by several many-to-one paths (parallel relationships such
+// as order date and ship date to one calendar): {"field":
+// "calendar.month", "via": "orders_ship_date"}. Without it a metric's
+// pinned via is used, else the query is refused with OSS4011.
 type Dimension struct {
 	Field     string `json:"field"`
 	Grain     string `json:"grain,omitempty"`
 	WeekStart string `json:"week_start,omitempty"`
+	Via       string `json:"via,omitempty"`
 }
 
 // UnmarshalJSON accepts a string or an object (unknown keys refused).
@@ -91,6 +98,7 @@ type Filter struct {
 	Field  string `json:"field,omitempty"`
 	Metric string `json:"metric,omitempty"`
 	Grain  string `json:"grain,omitempty"`
+	Via    string `json:"via,omitempty"` // as Dimension.Via
 	Op     string `json:"op"`
 	Values []any  `json:"values,omitempty"`
 	Value  any    `json:"value,omitempty"`

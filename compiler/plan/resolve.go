@@ -42,6 +42,7 @@ type dim struct {
 	name      string         // result column name
 	mask      *compiler.Mask // the caller reads it masked: f is then a String copy
 
+	via    string         // the relationship to join ds along (rewrite_via.go)
 	zone   string         // convert a DateTimeTz value to wall time in this IANA zone
 	masked *compiler.Mask // render the mask instead of the value
 }
@@ -216,7 +217,7 @@ func (s *resolver) filters(q *Query) {
 			}
 			b.having = append(b.having, metricFilter{metric: f.Metric, op: op, val: f.values(), index: i})
 		case f.Field != "":
-			dm := s.resolveDim(path.sub(".field"), Dimension{Field: f.Field, Grain: f.Grain})
+			dm := s.resolveDim(path.sub(".field"), Dimension{Field: f.Field, Grain: f.Grain, Via: f.Via})
 			if dm == nil {
 				continue
 			}
@@ -339,7 +340,15 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 		s.fail(compiler.CodeUnknownMember, path.String(), msg)
 		return nil
 	}
-	out := &dim{ds: name[:i], field: f.Name, f: f, name: name}
+	out := &dim{ds: name[:i], field: f.Name, f: f, name: name, via: dd.Via}
+	if dd.Via != "" && !s.p.hasRelationship(dd.Via) {
+		msg := fmt.Sprintf("via %q names no relationship of the model", dd.Via)
+		if dm := compiler.DidYouMean(dd.Via, s.p.relNames()); dm != "" {
+			msg += fmt.Sprintf("; did you mean %q?", dm)
+		}
+		s.fail(compiler.CodeBadVia, path.String()+".via", msg)
+		return nil
+	}
 	if m, ok := pol.mask(name); ok {
 		out.mask = &m
 		out.f = maskedField(f)

@@ -30,6 +30,7 @@ var caseIDs = []string{
 	"BC-11", "BC-12", "BC-15", "BC-16", "BC-19", "BC-20",
 	"RW-01", // real-world shapes of issue 12 (our own case, not a shared one)
 	"RW-02", // dimension-only queries (issue 12 item 7)
+	"RW-03", // parallel relationships chosen by via (issue 12 item 3)
 }
 
 // afterCase holds extra assertions run on a case's database after all its
