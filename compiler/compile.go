@@ -19,6 +19,12 @@ type CompileOptions struct {
 	// Dialect, when set, is the engine the artifact is compiled for: a
 	// call it cannot compute is problem OSS3008 (validate_engine.go).
 	Dialect dialect.Dialect
+	// StoredTimezone is the install-wide IANA zone of the instants in naive
+	// DateTime fields whose field, dataset and model declare none (OSSIE
+	// extension `timezone`); "" means UTC. It is written into the
+	// artifact's fields (stored_timezone), so every planner of the artifact
+	// agrees. The caller checks it is a zone name (time.LoadLocation).
+	StoredTimezone string
 }
 
 // Compile validates p (see Validate) and, when no problem is an error,
@@ -111,6 +117,9 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 				Expr:           exprOf(ce),
 				Dialects:       slices.Clone(fl.Expression.Dialects),
 				StoredTimezone: mc.fieldZones[d][f],
+			}
+			if ad.Fields[f].StoredTimezone == "" && fl.Datatype == ossie.TypeDateTime {
+				ad.Fields[f].StoredTimezone = opts.StoredTimezone
 			}
 		}
 		// Columns metrics read without a declared field become implicit

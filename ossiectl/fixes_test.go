@@ -320,3 +320,21 @@ func TestSQLVia(t *testing.T) {
 		t.Fatalf("no via: exit %d %s", code, errs)
 	}
 }
+
+// Naive DateTime values are instants in the stored zone: UTC unless
+// --stored-timezone says otherwise; the JSON plan states both zones.
+func TestStoredTimezoneFlag(t *testing.T) {
+	model := filepath.Join("..", "test", "cases", "RW-04", "model.yaml")
+	args := []string{"sql", model, "--metrics", "event_count", "--dimensions", "events.at:hour", "--timezone", "Europe/Amsterdam"}
+	code, out, errs := run(t, "", append(args, "--format", "json")...)
+	if code != 0 || !strings.Contains(out, `timezone('UTC', CAST(`) || !strings.Contains(out, `"timezone": "Europe/Amsterdam"`) || !strings.Contains(out, `"stored_timezone": "UTC"`) {
+		t.Fatalf("default UTC: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = run(t, "", append(args, "--stored-timezone", "Europe/Amsterdam")...)
+	if code != 0 || strings.Contains(out, "timezone(") {
+		t.Fatalf("stored in the query zone: no conversion: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := run(t, "", append(args, "--stored-timezone", "Mars/Olympus")...); code != ExitUsage || !strings.Contains(errs, "not an IANA time zone") {
+		t.Fatalf("bad zone: exit %d %s", code, errs)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -179,11 +180,17 @@ func displayName(name string) string {
 func compileFlags(cmd *cobra.Command, opts *compiler.CompileOptions) {
 	cmd.Flags().StringVar(&opts.DefaultCatalog, "default-catalog", "", "catalog prepended to table sources that name none")
 	cmd.Flags().StringVar(&opts.DefaultSchema, "default-schema", "", "schema prepended to table sources that name none")
+	cmd.Flags().StringVar(&opts.StoredTimezone, "stored-timezone", "", "IANA zone of the instants in naive DateTime columns whose model, dataset and field declare none (default UTC)")
 }
 
 // loadFile reads and compiles one document; on problems it prints them
 // (errors and warnings) to stderr and returns failed.
 func (e *env) loadFile(name string, opts compiler.CompileOptions) ([]*compiler.Artifact, error) {
+	if tz := opts.StoredTimezone; tz != "" {
+		if _, err := time.LoadLocation(tz); err != nil || tz == "Local" {
+			return nil, usagef("--stored-timezone %q is not an IANA time zone name (e.g. UTC, Europe/Amsterdam)", tz)
+		}
+	}
 	data, err := e.readInput(name)
 	if err != nil {
 		return nil, failf("%v", err)

@@ -18,6 +18,7 @@ const (
 	rwOrder       = "order and limit"      // build.go: order_by, ties, limit
 	rwGovernance  = "governance"           // rewrite_governance.go
 	rwTimezone    = "query time zone"      // rewrite_timezone.go
+	rwStoredZone  = "stored time zone"     // rewrite_storedzone.go
 )
 
 // builder is the state of one build run.
@@ -44,6 +45,7 @@ func (p *Planner) build(b *bound) (node, compiler.Problems) {
 	root = bl.orderAndLimit(root)
 	root = bl.governance(root)
 	bl.timezone()
+	bl.storedZone()
 	return root, nil
 }
 

@@ -184,7 +184,9 @@ func (e *explainer) dimNotes(depth int, dm *dim, kind string) {
 	if dm.masked != nil {
 		e.line(depth, "· "+kind+dm.name+" masked ("+string(dm.masked.Mask)+")", rwGovernance, "the caller's roles show this field masked; its values come out as text")
 	}
-	if dm.zone != "" {
+	if dm.storedZone != "" && dm.zone != "" {
+		e.line(depth, "· "+kind+dm.name+" stored in "+dm.storedZone+", in time zone "+dm.zone, rwStoredZone, dm.ds+"."+dm.field+" is a naive DateTime holding instants in "+dm.storedZone+": read there, converted to wall time in the query time zone before truncation and filtering")
+	} else if dm.zone != "" {
 		e.line(depth, "· "+kind+dm.name+" in time zone "+dm.zone, rwTimezone, dm.ds+"."+dm.field+" is a DateTimeTz: converted to wall time in the query time zone before truncation and filtering")
 	}
 }

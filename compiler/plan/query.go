@@ -92,7 +92,8 @@ func (d Dimension) Name() string {
 // contains, starts_with, is_null, is_not_null, in_date_range.
 // Values are JSON scalars; `value` is accepted for a single value.
 // in_date_range takes [start, end] (a date end includes that whole day, a
-// timestamp end is exact) or one relative range such as "last 7 days",
+// timestamp end is exact; `between` on a time field is the same range) or
+// one relative range such as "last 7 days",
 // "this month", "last quarter", "today", "yesterday".
 type Filter struct {
 	Field  string `json:"field,omitempty"`
@@ -117,6 +118,11 @@ type Column struct {
 	Kind     string `json:"kind"` // "dimension" or "metric"
 	Datatype string `json:"datatype,omitempty"`
 	Grain    string `json:"grain,omitempty"`
+	// Timezone is the IANA zone a time dimension's values are wall time
+	// in (the query zone) when a zone was applied: a DateTimeTz value, or
+	// a naive DateTime read in StoredTimezone and converted.
+	Timezone       string `json:"timezone,omitempty"`
+	StoredTimezone string `json:"stored_timezone,omitempty"`
 }
 
 // Plan is planned SQL plus the columns it returns, in order. Explain

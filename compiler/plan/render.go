@@ -437,6 +437,9 @@ func (r *renderer) dimSQLTo(w *sqlBuilder, dm *dim) {
 		w.WriteString(maskSQL(r.d, *dm.masked, x))
 		return
 	}
+	if dm.storedZone != "" && dm.zone != "" {
+		x = r.d.FromZone(x, dm.storedZone)
+	}
 	if dm.zone != "" {
 		x = r.d.AtTimeZone(x, dm.zone)
 	}

@@ -42,9 +42,13 @@ type dim struct {
 	name      string         // result column name
 	mask      *compiler.Mask // the caller reads it masked: f is then a String copy
 
-	via    string         // the relationship to join ds along (rewrite_via.go)
-	zone   string         // convert a DateTimeTz value to wall time in this IANA zone
-	masked *compiler.Mask // render the mask instead of the value
+	via  string // the relationship to join ds along (rewrite_via.go)
+	zone string // convert a DateTimeTz value to wall time in this IANA zone
+	// storedZone: a naive DateTime value is read in this zone first
+	// (rewrite_storedzone.go); zone is then the query zone, or "" when
+	// they are the same.
+	storedZone string
+	masked     *compiler.Mask // render the mask instead of the value
 }
 
 // selMetric is a metric the query computes; visible ones are returned.
@@ -411,7 +415,10 @@ func (b *bound) columns() []Column {
 	}
 	cols := make([]Column, 0, n)
 	for _, dm := range b.dims {
-		c := Column{Name: dm.name, Kind: "dimension", Datatype: string(dm.f.Datatype), Grain: string(dm.grain)}
+		c := Column{Name: dm.name, Kind: "dimension", Datatype: string(dm.f.Datatype), Grain: string(dm.grain), StoredTimezone: dm.storedZone}
+		if dm.zone != "" || dm.storedZone != "" {
+			c.Timezone = b.loc.String()
+		}
 		if dm.grain != "" {
 			c.Datatype = string(ossie.TypeDate)
 			if dm.grain == dialect.Hour {

@@ -31,6 +31,7 @@ var caseIDs = []string{
 	"RW-01", // real-world shapes of issue 12 (our own case, not a shared one)
 	"RW-02", // dimension-only queries (issue 12 item 7)
 	"RW-03", // parallel relationships chosen by via (issue 12 item 3)
+	"RW-04", // naive UTC instants in Europe/Amsterdam across DST (issue 12 item 8)
 }
 
 // afterCase holds extra assertions run on a case's database after all its
