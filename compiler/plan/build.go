@@ -12,6 +12,7 @@ const (
 	rwAggregate   = "per-home aggregation" // rewrite_aggregate.go
 	rwMembers     = "distinct members"     // rewrite_members.go
 	rwFanOut      = "fan-out dedup"        // rewrite_fanout.go
+	rwFanMembers  = "fan-out members"      // rewrite_fanmember.go
 	rwCombine     = "chasm-safe combine"   // rewrite_combine.go
 	rwProject     = "project"              // build.go: the query's columns
 	rwMetricWhere = "metric filters"       // rewrite_metricfilter.go
@@ -37,6 +38,7 @@ func (p *Planner) build(b *bound) (node, compiler.Problems) {
 	bl.distinctMembers()
 	bl.aggregatePerHome()
 	bl.dedupFanOut()
+	bl.fanMembers()
 	if len(bl.probs) > 0 {
 		return nil, bl.probs
 	}

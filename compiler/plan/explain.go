@@ -164,10 +164,15 @@ func (e *explainer) walk(n node, depth int) {
 		if n.by.dm != nil {
 			need = describeMember(n.by) + " reads it"
 		}
+		join := "left join "
+		if n.inner {
+			join = "join "
+			effect += "; a row reaching no " + n.dataset + " row has no member of the dimensions behind this hop and is in none of their groups (not in their NULL group)"
+		}
 		if n.chosen != "" {
 			effect += "; " + n.rel.Name + " chosen of several paths by " + n.chosen
 		}
-		e.line(depth, "left join "+n.dataset+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)
+		e.line(depth, join+n.dataset+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)
 	case *scan:
 		e.line(depth, "scan "+n.dataset, n.rewrite, "every row of dataset "+n.dataset)
 	case *rowFilter:

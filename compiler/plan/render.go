@@ -326,7 +326,11 @@ func (r *renderer) from(n node) bool {
 		if !r.from(n.left) {
 			return false
 		}
-		w.WriteString(" LEFT JOIN ")
+		if n.inner {
+			w.WriteString(" JOIN ")
+		} else {
+			w.WriteString(" LEFT JOIN ")
+		}
 		r.from(n.right)
 		w.WriteString(" ON ")
 		r.joinCond(n.rel)

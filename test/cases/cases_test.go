@@ -32,6 +32,7 @@ var caseIDs = []string{
 	"RW-02", // dimension-only queries (issue 12 item 7)
 	"RW-03", // parallel relationships chosen by via (issue 12 item 3)
 	"RW-04", // naive UTC instants in Europe/Amsterdam across DST (issue 12 item 8)
+	"RW-05", // fan-out groups (issue 12 item 9)
 }
 
 // afterCase holds extra assertions run on a case's database after all its
