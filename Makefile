@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build demo fetch-flights kube-tools test bench bench-e2e lint fuzz clean image-check chart-crds
+.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino test bench bench-e2e lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -19,21 +19,39 @@ build: ## compile every package and the binaries bin/ossiectl, bin/server, bin/o
 	$(GO) build -o $(BIN)/server ./cmd/server
 	$(GO) build -o $(BIN)/operator ./cmd/operator
 
+ossiectl: ## only the CLI, bin/ossiectl (no control plane, no server; the quickest start)
+	$(GO) build -o $(BIN)/ossiectl ./cmd/ossiectl
+
 fetch-flights: ## get the 3 M-row flights data (falls back to the committed sample)
 	@scripts/fetch-flights.sh >/dev/null
 
 demo: ## answer questions on the flights data (full 3 M rows when available)
 	@data=$$(scripts/fetch-flights.sh) && $(GO) run ./examples/flights/demo --data "$$data"
 
+# Builds what is missing (bin/k8s once, bin/operator, bin/server), then runs
+# until Ctrl-C; a second run reuses the builds. A built binary rather than
+# `go run`, which turns the Ctrl-C into exit status 1. test/localcluster is the code,
+# and its test runs it end to end in `make test`.
+cluster-demo: ## the operator + server on a local kube-apiserver with PostgreSQL and the flights data, until Ctrl-C
+	@$(GO) build -o $(BIN)/cluster-demo ./examples/flights/cluster
+	@data=$$(scripts/fetch-flights.sh) && exec $(BIN)/cluster-demo --data "$$data"
+
 kube-tools: ## build kube-apiserver, etcd, kubectl for the control-plane tests into bin/k8s/ (slow the first time)
 	@BIN=$(BIN) scripts/kube-tools.sh >/dev/null
 
+trino: ## fetch the Trino server and plugins the real-Trino suites start into bin/trino/ (about 200 MB, once)
+	@BIN=$(BIN) scripts/trino.sh >/dev/null
+
 # The control-plane suites need a real kube-apiserver and etcd: they are built
-# from their Go modules once (about 12 minutes cold) and reused. PostgreSQL is
-# part of the machine, so its suites must run, never skip.
+# from their Go modules once (10-40 minutes cold on 2 cores, by load; README) and reused. PostgreSQL is
+# part of the machine and Trino is fetched through Maven (scripts/trino.sh,
+# about 30 s cold), so their suites must run, never skip.
 test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
-	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 \
+	scripts/install-deps.sh                   # PostgreSQL 15 server binaries and Maven, when missing
+	scripts/install-chromium.sh >/dev/null   # the web explorer test drives headless Chromium
+	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 OSSIE_REQUIRE_BROWSER=1 \
+		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
 		$(GO) test -timeout $(TEST_TIMEOUT) ./...
 # The chart tests are a module of their own (test/chart/go.mod): Helm's dependencies stay out of ours.
 	cd test/chart && $(GO) vet ./... && KUBEBUILDER_ASSETS=$$(cd ../.. && BIN=$(BIN) scripts/kube-tools.sh | tail -n1) \

@@ -31,6 +31,9 @@ type Report struct {
 	Renamed int
 	// Skipped explains each foreign key that did not become a relationship.
 	Skipped []string
+	// Numeric lists numeric fields ("dataset.field") outside the primary
+	// key and foreign keys: candidates for SUM/AVG metrics.
+	Numeric []string
 }
 
 // Draft turns tables into an Ossie document (version 0.2.0.dev0, one
@@ -125,6 +128,7 @@ func Draft(tables []Table, opts Options) (*ossie.Document, Report) {
 		} else {
 			rep.WithoutPrimaryKey = append(rep.WithoutPrimaryKey, ds.Name)
 		}
+		rep.Numeric = append(rep.Numeric, measureCandidates(t, ds, infos[i].fieldOf)...)
 		for _, uk := range t.UniqueKeys {
 			if k, ok := mapColumns(uk, infos[i].fieldOf); ok && !slices.Equal(k, ds.PrimaryKey) {
 				ds.UniqueKeys = append(ds.UniqueKeys, k)
@@ -258,7 +262,50 @@ func (r Report) NextSteps() []string {
 	if n := len(r.Opaque); n > 0 {
 		out = append(out, fmt.Sprintf("%d field(s) have no scalar type and are Opaque (%s): derive scalar fields or remove them", n, listSome(r.Opaque, 5)))
 	}
-	out = append(out, "add metrics (aggregates such as SUM(orders.amount) or COUNT(DISTINCT orders.customer_id)), descriptions and ai_context; then run ossiectl validate")
+	out = append(out, "add metrics, descriptions and ai_context; then run ossiectl validate. "+r.MetricsHint())
+	return out
+}
+
+// MetricsHint says why a draft needs metrics (every query asks for at
+// least one, so a model without any answers nothing) and suggests some:
+// SUM and AVG over the numeric columns found, COUNT(*) otherwise.
+func (r Report) MetricsHint() string {
+	var ex []string
+	for _, f := range r.Numeric {
+		if len(ex) == 4 {
+			break
+		}
+		ex = append(ex, "SUM("+f+")")
+	}
+	if len(r.Numeric) > 0 {
+		ex = append(ex, "AVG("+r.Numeric[0]+")")
+	}
+	ex = append(ex, "COUNT(*)")
+	return "Without metrics the model answers no query; candidates from the numeric columns: " + strings.Join(ex, ", ")
+}
+
+// measureCandidates are the numeric fields of ds that are neither in t's
+// primary key nor in one of its foreign keys (keys are counted, not
+// summed); fieldOf maps t's column names to field names.
+func measureCandidates(t Table, ds ossie.Dataset, fieldOf map[string]string) []string {
+	keys := map[string]bool{}
+	for _, c := range t.PrimaryKey {
+		keys[fieldOf[c]] = true
+	}
+	for _, fk := range t.ForeignKeys {
+		for _, c := range fk.Columns {
+			keys[fieldOf[c]] = true
+		}
+	}
+	var out []string
+	for _, f := range ds.Fields {
+		switch f.Datatype {
+		case ossie.TypeInteger, ossie.TypeDecimal, ossie.TypeFloat:
+			if !keys[f.Name] {
+				out = append(out, ds.Name+"."+f.Name)
+			}
+		}
+	}
 	return out
 }
 

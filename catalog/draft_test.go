@@ -169,3 +169,30 @@ func TestReviewLine(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsHint: numeric columns outside keys become SUM/AVG
+// suggestions, keys do not; without numeric columns COUNT(*) remains.
+func TestMetricsHint(t *testing.T) {
+	tables := []Table{
+		{Schema: "s", Name: "customers", PrimaryKey: []string{"id"}, Columns: []Column{{Name: "id", Type: "bigint"}, {Name: "name", Type: "string"}}},
+		{Schema: "s", Name: "orders", PrimaryKey: []string{"order_id"},
+			ForeignKeys: []ForeignKey{{Columns: []string{"customer_id"}, RefSchema: "s", RefTable: "customers", RefColumns: []string{"id"}}},
+			Columns: []Column{{Name: "order_id", Type: "bigint"}, {Name: "customer_id", Type: "bigint"},
+				{Name: "amount", Type: "decimal(10,2)"}, {Name: "qty", Type: "int"}, {Name: "note", Type: "string"}}},
+	}
+	_, rep := Draft(tables, Options{ModelName: "m", TypeSystem: "Glue"})
+	if got := strings.Join(rep.Numeric, ","); got != "orders.amount,orders.qty" {
+		t.Errorf("numeric %q", got)
+	}
+	want := "Without metrics the model answers no query; candidates from the numeric columns: SUM(orders.amount), SUM(orders.qty), AVG(orders.amount), COUNT(*)"
+	if got := rep.MetricsHint(); got != want {
+		t.Errorf("hint %q", got)
+	}
+	if steps := rep.NextSteps(); !strings.HasSuffix(steps[len(steps)-1], want) {
+		t.Errorf("last step %q", steps[len(steps)-1])
+	}
+	_, rep = Draft(tables[:1], Options{ModelName: "m", TypeSystem: "Glue"})
+	if got := rep.MetricsHint(); !strings.HasSuffix(got, ": COUNT(*)") {
+		t.Errorf("no numeric columns: %q", got)
+	}
+}

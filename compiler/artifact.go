@@ -161,6 +161,9 @@ type ArtifactMetric struct {
 	// `{"via": [...]}`): where a dimension could be joined by several
 	// paths (JoinChoices), the path through one of these is used.
 	Via []string `json:"via,omitempty"`
+	// Type is the metric's type parameters (running total, rolling window,
+	// period over period; docs/metrics.md); nil for a plain metric.
+	Type *MetricType `json:"type,omitempty"`
 }
 
 // Dataset returns the dataset named name, or nil.

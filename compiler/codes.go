@@ -12,6 +12,7 @@ const (
 	CodeUnsupportedVersion = "OSS1006" // `version` missing or not one this build reads
 	CodeInvalidValue       = "OSS1007" // value outside its enumeration (datatype, source kind)
 	CodeSchema             = "OSS1008" // JSON Schema violation not covered by a more specific code
+	CodeDocumentTooLarge   = "OSS1020" // document over MaxDocumentBytes
 
 	CodeDuplicateName       = "OSS2001" // two datasets/fields/metrics/relationships share a name
 	CodeUnknownDataset      = "OSS2002" // a relationship or reference names a dataset that does not exist
@@ -28,6 +29,14 @@ const (
 	CodeInvalidName         = "OSS2013" // name empty, too long (>128) or otherwise unusable
 	CodeInvalidSource       = "OSS2014" // dataset source cannot be read as a table path or query
 	CodeSelfRelationship    = "OSS2015" // a relationship from a dataset to itself
+	CodeGovernanceLeak      = "OSS2030" // a role's rule can be read around: same column through another field or dataset
+
+	// Metric types (metric_type.go, docs/metrics.md).
+	CodeMetricTypeSchema      = "OSS2041" // metric type parameters violate schema/metric-type.v1.schema.json
+	CodeMetricTypeNotAdditive = "OSS2042" // a windowed metric's expression is not one SUM or COUNT
+	CodeMetricTypeRef         = "OSS2043" // a metric refers to a typed metric
+	CodeMetricTypeAlong       = "OSS2044" // a semi-additive metric's along field is not a time field of its dataset
+	CodeMetricTypeConversion  = "OSS2045" // a conversion's entity or time fields do not fit
 
 	CodeExprSyntax      = "OSS3001" // expression does not parse
 	CodeExprNotAllowed  = "OSS3002" // construct outside the bounded grammar (subquery, statement, window in field...)
@@ -48,6 +57,12 @@ const (
 	CodeFanOutNoKey   = "OSS4008" // one-to-many path needs a primary key the dataset does not declare
 	CodeBadLimit      = "OSS4009" // negative limit or offset
 	CodeUnreachable   = "OSS4010" // a dimension cannot be joined to a metric's dataset
+	CodeQueryTooLarge = "OSS4020" // a query over a server limit (filters, values, order keys, dimensions, metrics)
+
+	CodeWindowNoTime = "OSS4060" // a typed metric is queried without a time dimension with a grain
+	CodeWindowGrain  = "OSS4061" // the query's grain does not fit the metric type's window
+	CodeSemiFanOut   = "OSS4062" // a semi-additive or conversion metric grouped by a member across a one-to-many hop
+	CodeConvJoin     = "OSS4063" // a conversion metric grouped or filtered by a member of its event-B dataset
 
 	CodeEngine           = "OSS5001" // the engine refused or failed the query
 	CodeTimeout          = "OSS5002" // query time limit exceeded or request cancelled
@@ -56,6 +71,10 @@ const (
 	CodeUnauthenticated  = "OSS5005" // no valid credentials for an authenticated server (HTTP 401)
 	CodeMethodNotAllowed = "OSS5006" // HTTP method not served on this path (HTTP 405)
 	CodeSQLGoverned      = "OSS5007" // SQL preview refused to a governed caller (HTTP 403)
+	CodeTooManyQueries   = "OSS5010" // the server's query slots and queue are full (HTTP 429)
+	CodeHostRefused      = "OSS5011" // a server without authentication got a non-loopback Host (HTTP 403)
+	CodeNotJSON          = "OSS5012" // a server without authentication got a body that is not application/json (HTTP 415)
+	CodeAmbiguousModel   = "OSS5013" // two namespaces publish the model name; address it by namespace (HTTP 409)
 )
 
 // Governance codes (docs/governance.md). They sit in the 2xxx model range:

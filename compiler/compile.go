@@ -173,6 +173,9 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 			Datasets:  cm.datasets,
 			Via:       mc.metricVia[i],
 		}
+		if mc.metricTypes != nil {
+			am.Type = mc.metricTypes[i]
+		}
 		if cm.star >= 0 {
 			am.RowsOf = m.Datasets[cm.star].Name
 		}

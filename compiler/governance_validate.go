@@ -125,6 +125,7 @@ func (a *analysis) checkGovernance(g *Governance) {
 				}
 			}
 			mc.governance.Roles = append(mc.governance.Roles, ar)
+			gc.checkCoverage(base, r, mc)
 		}
 	}
 }

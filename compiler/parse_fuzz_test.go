@@ -19,6 +19,12 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte("version: \"0.2.0.dev0\"\nsemantic_model: [{name: m, datasets: [{name: t, source: t}]}]\n"))
+	// Deep nesting in each shape (issue 13): refused by the linear
+	// pre-scan, never walked.
+	for _, shape := range []string{"flow", "json", "compact", "indent"} {
+		f.Add(nested(shape, 300))
+		f.Add(nested(shape, 255))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parsed, probs := Parse(data)
 		if parsed == nil {

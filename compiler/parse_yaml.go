@@ -95,6 +95,9 @@ func (n *ynode) describe() string {
 // while reading: CodeSyntax for malformed input, CodeDuplicateKey for a key
 // given twice in one mapping (the first one is kept).
 func readYAML(data []byte) (*ynode, Problems) {
+	if p := checkLimits(data); p != nil {
+		return nil, Problems{*p}
+	}
 	if !utf8.Valid(data) {
 		return nil, Problems{invalidUTF8(data)}
 	}

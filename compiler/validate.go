@@ -63,6 +63,8 @@ type modelCheck struct {
 	metricColumns map[int][]expr.Ref // per dataset: physical columns metrics read (no field)
 	fieldZones    [][]string         // per dataset, per field: declared stored time zone
 	metricVia     [][]string         // per metric: relationships it pins
+	metricTypes   []*MetricType      // per metric, nil when untyped (metric_type.go)
+	metricTypeRaw []metricTypeData   // per metric: its OSSIE extension's "metric" value (checkExtensions)
 	graph         *joinGraph
 	datasetNames  []string
 	metricNames   []string
@@ -139,6 +141,7 @@ func (mc *modelCheck) run() {
 	mc.checkFields()
 	mc.checkMetrics()
 	mc.checkExtensions()
+	mc.checkMetricTypes()
 }
 
 func (mc *modelCheck) add(code string, sev Severity, path, msg string) {

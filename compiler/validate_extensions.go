@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,15 +24,18 @@ const OssieVendor = "OSSIE"
 //     naive DateTime column stores its instants; the nearest declaration
 //     (field, then dataset, then model) wins;
 //   - via (metric): relationships the metric pins where a dimension could
-//     be joined by several many-to-one paths.
+//     be joined by several many-to-one paths;
+//   - metric (metric): the metric's type parameters (metric_type.go,
+//     docs/metrics.md), validated by checkMetricTypes.
 type ossieExtension struct {
-	Timezone *string  `json:"timezone,omitempty"`
-	Via      []string `json:"via,omitempty"`
+	Timezone *string         `json:"timezone,omitempty"`
+	Via      []string        `json:"via,omitempty"`
+	Metric   json.RawMessage `json:"metric,omitempty"`
 }
 
 // readExtension decodes the OSSIE extension among exts (nil when there is
 // none) and reports malformed data, a second OSSIE extension and keys not
-// allowed at this place (allowed: "timezone" or "via").
+// allowed at this place (allowed: "timezone", or "via, metric" on a metric).
 func (mc *modelCheck) readExtension(path string, exts []ossie.CustomExtension, allowed string) *ossieExtension {
 	var out *ossieExtension
 	for i, x := range exts {
@@ -50,7 +54,7 @@ func (mc *modelCheck) readExtension(path string, exts []ossie.CustomExtension, a
 			mc.errorf(CodeBadExtension, xp, "%s extension data must be a JSON object with %s: %v", OssieVendor, allowed, err)
 			continue
 		}
-		if (e.Timezone != nil && allowed != "timezone") || (e.Via != nil && allowed != "via") {
+		if (e.Timezone != nil && allowed != "timezone") || (e.Via != nil && allowed != metricExtKeys) || (e.Metric != nil && allowed != metricExtKeys) {
 			mc.errorf(CodeBadExtension, xp, "%s extension here takes only %q", OssieVendor, allowed)
 			continue
 		}
@@ -101,11 +105,15 @@ func (mc *modelCheck) checkExtensions() {
 		}
 	}
 	mc.metricVia = make([][]string, len(m.Metrics))
+	mc.metricTypeRaw = make([]metricTypeData, len(m.Metrics))
 	for i := range m.Metrics {
 		if len(m.Metrics[i].CustomExtensions) == 0 || !mc.metricExprs[i].ok {
 			continue // no extension, or the metric is already reported
 		}
-		e := mc.readExtension(mc.metricPath(i), m.Metrics[i].CustomExtensions, "via")
+		e := mc.readExtension(mc.metricPath(i), m.Metrics[i].CustomExtensions, metricExtKeys)
+		if e != nil && e.Metric != nil {
+			mc.metricTypeRaw[i] = metricTypeData{path: mc.metricPath(i) + ".custom_extensions[" + strconv.Itoa(ossieIndex(m.Metrics[i].CustomExtensions)) + "].data.metric", raw: e.Metric}
+		}
 		if e == nil || len(e.Via) == 0 {
 			continue
 		}
@@ -149,4 +157,17 @@ func (mc *modelCheck) checkVia(i int, via []string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// metricExtKeys are the keys an OSSIE extension of a metric may hold.
+const metricExtKeys = "via, metric"
+
+// ossieIndex is the index of the first OSSIE extension among exts.
+func ossieIndex(exts []ossie.CustomExtension) int {
+	for i, x := range exts {
+		if strings.EqualFold(x.VendorName, OssieVendor) {
+			return i
+		}
+	}
+	return -1
 }

@@ -35,6 +35,12 @@ type Relation struct {
 	Name    string
 	View    bool   // false: a table (or another kind of relation)
 	Comment string // a view's comment; "" when it has none
+	// Unguarded is true for a view that lacks the engine's barrier
+	// against its readers' predicates (PostgreSQL: a view without
+	// security_barrier, as created before views were barriers); the
+	// operator replaces such a view even when its definition is current.
+	// Always false on engines without such an option.
+	Unguarded bool
 }
 
 // ViewDef is a view to create or replace.

@@ -23,6 +23,7 @@ import (
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/test/kubetest"
 	"github.com/ossie-dev/ossie/test/pgtest"
+	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
 // The suite runs every test against a real kube-apiserver and etcd
@@ -44,6 +45,7 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	code := runSuite(m)
 	pgtest.StopShared()
+	trinoserver.StopShared()
 	os.Exit(code)
 }
 

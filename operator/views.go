@@ -27,8 +27,10 @@ import (
 // ours and its definition changed) in Options.ViewSchema, commented with
 // its owner (namespace/name/uid of this SemanticModel) and a digest of its
 // SQL; a view whose comment already carries this owner and digest is left
-// alone, so an unchanged model runs no DDL. A name held by a table, by
-// another model's view or by any view without our comment is never
+// alone, so an unchanged model runs no DDL, unless the engine reports the
+// view unguarded (created before views were security barriers): it is
+// replaced so its readers' predicates cannot see past its row filter. A
+// name held by a table, by another model's view or by any view without our comment is never
 // touched: ViewsReady=False, NameConflict. Views this model owns that left
 // the spec (recorded in AnnotationViews, or found in the schema with our
 // uid) are dropped. A DDL failure is ViewsReady=False, ViewFailed, with the
@@ -94,7 +96,7 @@ func (r *Reconciler) views(ctx context.Context, p *pass) {
 			switch {
 			case !ours || !o.owns(p.sm):
 				vs.conflicts = append(vs.conflicts, fmt.Sprintf("%s exists and %s", vs.rel(vp.View.Name), o.describe(ours)))
-			case o.digest == vp.Digest:
+			case o.digest == vp.Digest && !rel.Unguarded:
 				vs.ready(vp)
 			default:
 				actions = append(actions, action{vp, true})

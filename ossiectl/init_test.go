@@ -70,6 +70,8 @@ func TestInitFromGlue(t *testing.T) {
 		"add relationships",
 		"4 field(s) have no scalar type and are Opaque (crm_events.payload, orders.items, orders.attrs, orders.address)",
 		"add metrics",
+		"warning: the draft has no metrics, so it cannot answer any query yet",
+		"Without metrics the model answers no query; candidates from the numeric columns: SUM(",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ossie-dev/ossie/server/servertest"
 )
@@ -62,5 +63,60 @@ func TestServePassesAuthAndGovernance(t *testing.T) {
 	}
 	if strings.Contains(errb.String(), token) {
 		t.Error("the log shows the token")
+	}
+}
+
+// TestServeReloadsModelFiles: `ossiectl serve` picks up an edit of its
+// model file while serving, keeps serving through a broken edit (shown in
+// /readyz), and the explorer page and /mcp are served too.
+func TestServeReloadsModelFiles(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "shop.yaml")
+	orig, err := os.ReadFile("../server/testdata/shop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(model, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	srv := servertest.Start(t, func(addr string) int {
+		return Do([]string{"serve", "--models", model, "--addr", addr}, strings.NewReader(""), &out, &errb)
+	})
+	srv.WaitServing(t)
+	if code, body := srv.Call("GET", "/", "", ""); code != 200 || !strings.Contains(body, "Ossie explorer") {
+		t.Errorf("explorer: %d %.100s", code, body)
+	}
+	waitFor := func(what string, cond func(string) bool, path string) string {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			_, body := srv.Call("GET", path, "", "")
+			if cond(body) {
+				return body
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 20s; last %s", what, body)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	edited := strings.Replace(string(orig), "Orders of a small shop", "Orders of a bigger shop", 1)
+	if err := os.WriteFile(model, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the edit serves", func(b string) bool { return strings.Contains(b, "bigger shop") }, "/v1/models")
+	if err := os.WriteFile(model, []byte(strings.Replace(edited, "COUNT(orders.order_id)", "NOSUCHFUNC(orders.order_id)", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	body := waitFor("the refusal in /readyz", func(b string) bool { return strings.Contains(b, "OSS3003") }, "/readyz")
+	if _, models := srv.Call("GET", "/v1/models", "", ""); !strings.Contains(models, "bigger shop") {
+		t.Errorf("a broken edit replaced the serving model: %s (readyz %s)", models, body)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := srv.Exit(t); code != 0 {
+		t.Errorf("exit %d\n%s", code, errb.String())
 	}
 }

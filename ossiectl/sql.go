@@ -42,7 +42,7 @@ func (e *env) sqlCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sql FILE",
 		Short: "Plan a metric query and print the SQL it runs",
-		Example: "  ossiectl sql flights.yaml --metrics flight_count,avg_delay --dimensions origin.state,flights.date:month \\\n" +
+		Example: "  ossiectl sql flights.yaml --metrics flight_count,avg_delay --dimensions origin.state,flights.departure_time:month \\\n" +
 			"      --filter 'origin.state:in:CA,NY' --order-by flight_count:desc --limit 10\n" +
 			"  ossiectl sql flights.yaml --metrics flight_count --dimensions origin.state --explain",
 		Args: exactArgs(1),

@@ -65,8 +65,27 @@ func (e *env) validateCmd() *cobra.Command {
 			defer closeEng()
 			reports := make([]docReport, 0, len(args))
 			sum := validateSummary{Versions: map[string]int{}}
+			// Governance files among the arguments are checked as such,
+			// against the plain model documents given with them.
+			govData := map[string][]byte{}
+			var models []string
 			for _, name := range args {
-				r := e.validateOne(name, opts, eng)
+				if name == "-" {
+					continue
+				}
+				if data, err := e.readInput(name); err == nil && isGovernanceFile(data) {
+					govData[name] = data
+				} else if err == nil && !isManifest(data) {
+					models = append(models, name)
+				}
+			}
+			for _, name := range args {
+				var r docReport
+				if data, ok := govData[name]; ok && e.gov.file == "" {
+					r = e.validateGovernanceFile(name, data, models, opts)
+				} else {
+					r = e.validateOne(name, opts, eng)
+				}
 				for _, p := range r.Problems {
 					if p.Severity == compiler.SeverityError {
 						sum.Errors++

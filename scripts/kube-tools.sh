@@ -11,7 +11,8 @@
 # absolute assets directory; progress goes to stderr.
 #
 # Environment: BIN (default bin, relative to the repo root), GO (default go),
-# KUBE_TOOLS_NICE (niceness of the build, default 10).
+# KUBE_TOOLS_NICE (niceness of the build, default 10), KUBE_TOOLS_TICK (seconds
+# between progress lines while a binary builds, default 30).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -66,25 +67,52 @@ mkdir -p "$assets"
 # Two test runs starting at once must not both spend 15 minutes building, nor
 # rename half-written files over each other.
 exec 9>"$assets/.lock"
-flock 9
+if ! flock -n 9; then
+	log "another build holds $assets/.lock; waiting for it (it prints its own progress)"
+	wait_start=$(date +%s)
+	flock 9
+	log "the other build finished after $(($(date +%s) - wait_start))s"
+fi
 if up_to_date; then
 	echo "$assets"
 	exit 0
 fi
+
+# Progress every KUBE_TOOLS_TICK seconds (default 30) while a build runs,
+# so minutes of compiling are never silent.
+tick=${KUBE_TOOLS_TICK:-30}
+elapsed() { local s=$(($(date +%s) - $1)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 
 # build NAME PACKAGE [LDFLAGS]: builds PACKAGE into $assets/NAME through a
 # temporary file, so an interrupted build never leaves a binary that looks
 # finished. Static (no cgo) and stripped (-s -w: no debug info, smaller and
 # faster to link), like the release binaries.
 build() {
-	local name=$1 pkg=$2 ldflags=${3:-} start
+	local name=$1 pkg=$2 ldflags=${3:-} start ticker status=0
 	start=$(date +%s)
-	log "building $name ($pkg), this takes minutes on a cold cache"
+	step=$((step + 1))
+	log "building $name ($pkg), step $step of $steps"
+	(while sleep "$tick"; do log "still building $name: $(elapsed "$start") elapsed"; done) &
+	ticker=$!
 	(cd "$tools" && CGO_ENABLED=0 nice -n "$nice_level" "$GO" build -trimpath \
-		-ldflags "$ldflags" -o "$assets/.$name.tmp" "$pkg")
+		-ldflags "$ldflags" -o "$assets/.$name.tmp" "$pkg") || status=$?
+	kill "$ticker" 2>/dev/null
+	wait "$ticker" 2>/dev/null || true
+	if ((status != 0)); then
+		log "building $name failed after $(elapsed "$start")"
+		exit "$status"
+	fi
 	mv -f "$assets/.$name.tmp" "$assets/$name"
-	log "built $name in $(($(date +%s) - start))s"
+	log "built $name in $(elapsed "$start")"
 }
+
+step=0
+steps=0
+etcd_ok || steps=$((steps + 1))
+apiserver_ok || steps=$((steps + 1))
+kubectl_ok || steps=$((steps + 1))
+all_start=$(date +%s)
+log "building $steps control-plane binaries into $assets: on a cold Go cache about 10-12 minutes on 2 idle cores, 40 on 2 busy ones (kube-apiserver is most of it); reused afterwards"
 
 if ! etcd_ok; then
 	build etcd go.etcd.io/etcd/server/v3 "-s -w"
@@ -104,6 +132,7 @@ if ! kubectl_ok; then
 	build kubectl k8s.io/kubernetes/cmd/kubectl "$stamp"
 fi
 
+log "control-plane binaries ready in $(elapsed "$all_start")"
 if ! up_to_date; then
 	log "binaries in $assets do not report kubernetes v$kube_version / etcd $etcd_version"
 	exit 1

@@ -71,6 +71,9 @@ func NewAuth(ctx context.Context, opts AuthOptions) (*Auth, error) {
 		if err != nil {
 			return nil, errors.New("auth: " + err.Error())
 		}
+		// Deleting the tokens file revokes every token (docs/server.md).
+		revoked := &tokenSet{}
+		w.onMissing = &revoked
 		a.tokens = w
 	}
 	if opts.ProxySecretFile != "" {

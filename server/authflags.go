@@ -68,6 +68,12 @@ func (f *AuthFlags) Open(ctx context.Context, log *slog.Logger) (*Auth, error) {
 		AnonymousRoles: f.AnonymousRoles, ReloadInterval: f.ReloadInterval, Logger: log})
 }
 
+// DefaultAddr is the listen address of cmd/server and `ossiectl serve`
+// when none is given: loopback, so a server started without flags is
+// reachable from this machine only. Deployments pass their own (the Helm
+// chart passes --addr=:PORT with authentication).
+const DefaultAddr = "127.0.0.1:8080"
+
 // CheckExposure refuses to serve without authentication on anything but
 // a loopback address: an ungoverned server answers every member of every
 // model to whoever reaches it, which is fine for a developer's own machine

@@ -35,18 +35,35 @@ func (m *model) visibleTo(ctx context.Context) (plan.Visibility, bool) {
 // see is an unknown model, and the names offered are the visible ones.
 func (s *Server) lookupFor(ctx context.Context, name string) (*model, *Error) {
 	c := s.store.snapshot()
-	if m, ok := c.models[name]; ok {
+	name, e := c.resolve(ctx, name)
+	if e != nil {
+		return nil, e
+	}
+	if m, ok := c.lookup(name); ok && c.inNamespaces(ctx, m) {
 		if _, visible := m.visibleTo(ctx); visible {
 			return m, nil
 		}
 	}
 	var known []string
 	for _, n := range c.names {
-		if _, visible := c.models[n].visibleTo(ctx); visible {
+		if _, visible := c.models[n].visibleTo(ctx); visible && c.inNamespaces(ctx, c.models[n]) {
 			known = append(known, n)
 		}
 	}
 	return nil, unknownModel(name, known)
+}
+
+// describe is the metadata of model as the caller of ctx may see it
+// (GET /v1/models/{model}, the MCP describe_model tool).
+func (s *Server) describe(ctx context.Context, name string) (ModelDetail, *Error) {
+	m, err := s.lookupFor(ctx, name)
+	if err != nil {
+		return ModelDetail{}, err
+	}
+	if v, _ := m.visibleTo(ctx); v.Governed {
+		return governedDetail(m.detail, v), nil
+	}
+	return m.detail, nil
 }
 
 // visibleSummaries lists the models the caller of ctx can see, with
@@ -58,7 +75,7 @@ func (s *Server) visibleSummaries(ctx context.Context) []ModelSummary {
 		m := c.models[n]
 		v, visible := m.visibleTo(ctx)
 		switch {
-		case !visible:
+		case !visible || !c.inNamespaces(ctx, m):
 		case !v.Governed:
 			out = append(out, m.summary)
 		default:

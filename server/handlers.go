@@ -17,50 +17,55 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
-	m, err := s.lookupFor(r.Context(), r.PathValue("model"))
+	d, err := s.describe(r.Context(), modelPath(r))
 	if err != nil {
 		writeProblem(w, r, err)
 		return
 	}
-	if v, _ := m.visibleTo(r.Context()); v.Governed {
-		writeJSON(w, http.StatusOK, governedDetail(m.detail, v))
-		return
-	}
-	writeJSON(w, http.StatusOK, m.detail)
+	writeJSON(w, http.StatusOK, d)
 }
 
 func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("model")
+	name := modelPath(r)
 	q, perr := s.readQuery(w, r, name)
 	if perr != nil {
 		writeProblem(w, r, perr)
 		return
 	}
-	// One lookup for the plan and the version reported with it: a version
-	// swapped in meanwhile must not be paired with this plan.
-	m, perr := s.lookupFor(r.Context(), name)
-	if perr != nil {
-		writeProblem(w, r, perr)
-		return
-	}
-	// The SQL of a governed caller spells out its row filters, physical
-	// sources and the expressions behind masked fields; its plan (explain)
-	// names the row filters and masks too.
-	if v, _ := m.visibleTo(r.Context()); v.Governed {
-		writeProblem(w, r, &Error{Status: http.StatusForbidden, Code: compiler.CodeSQLGoverned, Title: "SQL preview not available",
-			Detail: "the planned SQL would show governance rules; use /query for answers, or ossiectl sql to preview the SQL without a role"})
-		return
-	}
-	p, err := s.plan(r.Context(), m, q)
+	resp, err := s.PlanSQL(r.Context(), name, q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	resp := PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: p.SQL, Columns: planColumns(p.Columns)}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// PlanSQL plans q against model without running it and returns the SQL,
+// the columns and, when q.Explain, the plan (POST /sql, the MCP explain
+// tool). Errors are *Error: those of Plan, and 403 OSS5007 for a governed
+// caller: the SQL of a governed caller spells out its row filters,
+// physical sources and the expressions behind masked fields; its plan
+// names the row filters and masks too.
+func (s *Server) PlanSQL(ctx context.Context, model string, q *plan.Query) (*PlanResponse, error) {
+	// One lookup for the plan and the version reported with it: a version
+	// swapped in meanwhile must not be paired with this plan.
+	m, perr := s.lookupFor(ctx, model)
+	if perr != nil {
+		return nil, perr
+	}
+	if v, _ := m.visibleTo(ctx); v.Governed {
+		return nil, &Error{Status: http.StatusForbidden, Code: compiler.CodeSQLGoverned, Title: "SQL preview not available",
+			Detail: "the planned SQL would show governance rules; use /query for answers, or ossiectl sql to preview the SQL without a role"}
+	}
+	p, err := s.plan(ctx, m, q)
+	if err != nil {
+		return nil, err
+	}
+	resp := &PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: p.SQL, Columns: planColumns(p.Columns)}
 	if q.Explain {
 		resp.Explain = p.Explain()
 	}
-	writeJSON(w, http.StatusOK, resp)
+	return resp, nil
 }
 
 // readQuery is readQueryRequest for routes that take only the query.
@@ -95,6 +100,12 @@ func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name s
 			return nil, queryProblems(probs)
 		}
 		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "query body: " + err.Error()}})
+	}
+	if probs := duplicateKeys(body); len(probs) > 0 {
+		return nil, queryProblems(probs)
+	}
+	if e := s.cfg.Limits.checkQuery(&req.Query); e != nil {
+		return nil, e
 	}
 	return req, nil
 }

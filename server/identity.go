@@ -15,6 +15,10 @@ type Identity struct {
 	Roles []string
 	// Attributes are bound as values into row filters; keys are lower case.
 	Attributes map[string]string
+	// Namespaces, when not empty, are the only Kubernetes namespaces whose
+	// models the caller may read; a model of another namespace, or of no
+	// namespace (local files), is unknown to it. Empty: every model.
+	Namespaces []string
 	// Method is how the caller was authenticated: MethodToken, MethodProxy
 	// or MethodAnonymous.
 	Method string

@@ -138,6 +138,8 @@ func sourceOf(cm *corev1.ConfigMap) Source {
 		UID:     string(cm.UID),
 		Created: cm.CreationTimestamp.Time,
 		Model:   cm.Labels[v1alpha1.LabelModel],
+
+		Namespace: cm.Namespace,
 	}
 }
 

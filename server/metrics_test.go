@@ -72,7 +72,7 @@ func TestReadyzDetailAndSyncGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	srv.Handler().ServeHTTP(rec, localRequest("GET", "/readyz", nil))
 	var notReady struct {
 		Status int                    `json:"status"`
 		Detail string                 `json:"detail"`
@@ -88,7 +88,7 @@ func TestReadyzDetailAndSyncGate(t *testing.T) {
 	}
 	synced = true
 	rec = httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	srv.Handler().ServeHTTP(rec, localRequest("GET", "/readyz", nil))
 	if rec.Code != 200 {
 		t.Errorf("after sync without models: %d %s", rec.Code, rec.Body)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/ossie-dev/ossie/compiler"
@@ -28,6 +29,9 @@ type Error struct {
 	Cause    error             `json:"-"`
 	// EngineMessage: see above; "" unless the engine failed the query.
 	EngineMessage string `json:"-"`
+	// RetryAfter, when positive, is sent as the Retry-After header
+	// (seconds) of a 429.
+	RetryAfter int `json:"-"`
 }
 
 func (e *Error) Error() string {
@@ -66,7 +70,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, e *Error) {
 		Title:     e.Title,
 		Status:    e.Status,
 		Detail:    e.Detail,
-		Instance:  r.URL.Path,
+		Instance:  echoName(r.URL.Path),
 		Code:      e.Code,
 		Problems:  e.Problems,
 		RequestID: requestIDFrom(r.Context()),
@@ -81,6 +85,9 @@ func writeProblem(w http.ResponseWriter, r *http.Request, e *Error) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if e.Status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "5")
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
 	w.WriteHeader(e.Status)
 	_ = json.NewEncoder(w).Encode(doc)
@@ -109,7 +116,7 @@ func queryProblems(ps compiler.Problems) *Error {
 }
 
 func unknownModel(name string, known []string) *Error {
-	detail := "no model named " + quote(name) + " is loaded"
+	detail := "no model named " + quote(echoName(name)) + " is loaded"
 	if len(known) > 0 {
 		detail += "; loaded: " + strings.Join(known, ", ")
 	}

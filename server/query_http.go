@@ -41,7 +41,7 @@ func parseQueryRequest(body []byte) (*queryRequest, error) {
 // after that the response is aborted (the client sees an incomplete body,
 // never a complete-looking one) and the error is logged.
 func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("model")
+	name := modelPath(r)
 	req, perr := s.readQueryRequest(w, r, name)
 	if perr != nil {
 		writeProblem(w, r, perr)

@@ -72,11 +72,23 @@ type Config struct {
 	// debugging only: that message quotes the planned SQL and physical
 	// names. Governed callers never get it.
 	DebugErrors bool
+	// AnyHost lets a server without Auth answer any Host header and any
+	// body type; by default it answers loopback host names and JSON bodies
+	// only (server/hostcheck.go). The binaries set it for --no-auth on a
+	// non-loopback address.
+	AnyHost bool
+	// Limits bound one query's size and the engine queries in flight
+	// (server/limits.go); zero fields take DefaultLimits.
+	Limits Limits
 	// Auth authenticates every /v1/ request (401 problem otherwise) and
 	// governs it by the caller's roles; its metrics join Registry. Nil:
 	// no authentication, every request ungoverned — for in-process use
 	// and loopback-only serving (see CheckExposure).
 	Auth *Auth
+	// Audit, when set, writes one structured line per answered query
+	// (REST, MCP, Answer; audit.go): caller, roles, model and version, members, duration,
+	// rows, truncation and outcome.
+	Audit *AuditOptions
 	// CacheBytes bounds the result cache (an estimate of the memory its
 	// answers hold); 0 turns the cache off. Identical questions within
 	// CacheTTL are then answered from memory (cache.go).
@@ -92,6 +104,8 @@ type Server struct {
 	cfg     Config
 	store   *Store
 	metrics *httpMetrics
+	gate    *gate
+	mcpState
 	// cache is nil when Config.CacheBytes is 0.
 	cache *resultCache
 }
@@ -129,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		store = NewStore(cfg.Logger)
-		store.put(Source{Key: "files"}, compiler.BundleVersion(cfg.Models), ms)
+		store.put(Source{Key: filesSource}, compiler.BundleVersion(cfg.Models), ms)
 	} else if len(cfg.Models) > 0 {
 		return nil, fmt.Errorf("server: Models and Store are exclusive")
 	}
@@ -137,7 +151,8 @@ func New(cfg Config) (*Server, error) {
 		cfg.Registry = prometheus.NewRegistry()
 		cfg.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	s := &Server{cfg: cfg, store: store, metrics: newHTTPMetrics()}
+	cfg.Limits = cfg.Limits.withDefaults(cfg.Engine)
+	s := &Server{cfg: cfg, store: store, metrics: newHTTPMetrics(), gate: newGate(cfg.Limits)}
 	if err := registerMetrics(cfg.Registry, s.metrics, store); err != nil {
 		return nil, fmt.Errorf("server: metrics: %w", err)
 	}
@@ -191,6 +206,8 @@ func (s *Server) Ready(ctx context.Context) error {
 //	GET  /v1/models/{model}          datasets, dimensions, metrics, ai_context
 //	POST /v1/models/{model}/query    plan + run: rows, columns, version, truncated
 //	POST /v1/models/{model}/sql      plan only: SQL and columns
+//	/mcp                             Model Context Protocol, streamable HTTP (mcp.go)
+//	GET  /, /ui/...                  the web explorer (web.go)
 //	GET  /healthz, /readyz, /openapi.json, /metrics (Prometheus)
 //
 // The /v1/ routes need authentication when Config.Auth is set; the probe,
@@ -212,6 +229,13 @@ func (s *Server) Handler() http.Handler {
 	route(http.MethodGet, "/v1/models/{model}", s.authed(s.handleDetail))
 	route(http.MethodPost, "/v1/models/{model}/query", s.authed(s.handleQuery))
 	route(http.MethodPost, "/v1/models/{model}/sql", s.authed(s.handleSQL))
+	route(http.MethodGet, "/v1/namespaces/{namespace}/models/{model}", s.authed(s.handleDetail))
+	route(http.MethodPost, "/v1/namespaces/{namespace}/models/{model}/query", s.authed(s.handleQuery))
+	route(http.MethodPost, "/v1/namespaces/{namespace}/models/{model}/sql", s.authed(s.handleSQL))
+	mux.Handle("/mcp", s.authed(s.mcpHandler().ServeHTTP))
+	index, assets := webHandler()
+	mux.Handle("GET /{$}", index)
+	mux.Handle("GET /ui/", assets)
 	route(http.MethodGet, "/healthz", s.handleHealth)
 	route(http.MethodGet, "/readyz", s.handleReady)
 	route(http.MethodGet, "/openapi.json", handleOpenAPI)
@@ -219,7 +243,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, &Error{Status: http.StatusNotFound, Detail: "no such endpoint; see /openapi.json"})
 	})
-	return s.middleware(mux)
+	return s.middleware(s.loopbackGuard(mux))
 }
 
 // statusWriter records the status for the access log.
@@ -234,6 +258,10 @@ func (w *statusWriter) WriteHeader(code int) {
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap lets http.ResponseController reach the connection's Flusher
+// (the MCP transport streams).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {

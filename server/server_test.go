@@ -43,7 +43,7 @@ type fixture struct {
 	ts  *httptest.Server
 }
 
-func newFixture(t *testing.T, mod func(*Config)) *fixture {
+func newFixture(t testing.TB, mod func(*Config)) *fixture {
 	t.Helper()
 	eng, err := duckdb.Open("")
 	if err != nil {
@@ -75,6 +75,9 @@ func (f *fixture) do(t *testing.T, method, path, body string) (*http.Response, [
 	req, err := http.NewRequest(method, f.ts.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -538,7 +541,7 @@ func TestUnavailableEngineAndReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	noModels.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	noModels.Handler().ServeHTTP(rec, localRequest("GET", "/readyz", nil))
 	if rec.Code != 503 {
 		t.Errorf("readyz without models: %d", rec.Code)
 	}
@@ -548,12 +551,12 @@ func TestUnavailableEngineAndReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec = httptest.NewRecorder()
-	planOnly.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/v1/models/shop/sql", strings.NewReader(`{"metrics":["revenue"]}`)))
+	planOnly.Handler().ServeHTTP(rec, localRequest("POST", "/v1/models/shop/sql", strings.NewReader(`{"metrics":["revenue"]}`)))
 	if rec.Code != 200 {
 		t.Errorf("sql without engine: %d %s", rec.Code, rec.Body)
 	}
 	rec = httptest.NewRecorder()
-	planOnly.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/v1/models/shop/query", strings.NewReader(`{"metrics":["revenue"]}`)))
+	planOnly.Handler().ServeHTTP(rec, localRequest("POST", "/v1/models/shop/query", strings.NewReader(`{"metrics":["revenue"]}`)))
 	if rec.Code != 503 {
 		t.Errorf("query without engine: %d %s", rec.Code, rec.Body)
 	}

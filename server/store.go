@@ -32,6 +32,10 @@ type Source struct {
 	// label). It names the /readyz entry of a source whose first version
 	// failed to load, before any of its artifacts could be read.
 	Model string
+	// Namespace is the Kubernetes namespace of the source ("" for files).
+	// Models are also served as namespace/name (namespaces.go), and a name
+	// provided by two namespaces is not served under the bare name.
+	Namespace string
 }
 
 // ModelStatus is one entry of the /readyz "models" object: the version and
@@ -81,6 +85,12 @@ type catalog struct {
 	names     []string // sorted
 	status    map[string]ModelStatus
 	conflicts map[string]string // model name → losing source keys, for change detection
+	// qualified serves "namespace/name" for models of namespaced sources;
+	// ambiguous lists, per bare name, the namespace/name of each namespace
+	// providing it when there are several (namespaces.go).
+	qualified map[string]*model
+	ambiguous map[string][]string
+	namespace map[*model]string // the namespace of each namespaced model
 }
 
 var emptyCatalog = &catalog{models: map[string]*model{}, status: map[string]ModelStatus{}, conflicts: map[string]string{}}
@@ -217,6 +227,7 @@ func (s *Store) publish() {
 		next.status[name] = ModelStatus{Version: st.models[i].art.Version, Source: st.src.Key, Error: st.err}
 	}
 	sort.Strings(next.names)
+	next.qualifyByNamespace(s.sources)
 	// A source that never loaded still shows its error, under the model
 	// name it announces (or its key) unless that name is served elsewhere.
 	for _, st := range s.sources {

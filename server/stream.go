@@ -76,6 +76,11 @@ func (s *Server) capQuery(q *plan.Query) (capped *plan.Query, mayTruncate bool) 
 // *Error as documented on Answer; after it, the answer is cut and the
 // error says so (a *sinkError when the sink failed).
 func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts AnswerOptions, sink answerSink) (sql string, err error) {
+	if s.cfg.Audit != nil {
+		a := &auditSink{answerSink: sink, start: time.Now()}
+		sink = a
+		defer func() { s.audit(ctx, model, q, a, err) }()
+	}
 	m, perr := s.lookupFor(ctx, model)
 	if perr != nil {
 		return "", perr
@@ -140,6 +145,11 @@ type runSpec struct {
 // run answers r on the engine; with cache set it records the answer and
 // keeps it when complete and small enough.
 func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, cache *resultCache) error {
+	release, err := s.admit(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	qctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
 	tail := &answerTail{}
@@ -161,7 +171,7 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, cache *res
 	if cache != nil {
 		rec = &cacheEntry{key: r.key}
 	}
-	err := s.cfg.Engine.Stream(qctx, r.sql, func(cols []engine.Column) error {
+	err = s.cfg.Engine.Stream(qctx, r.sql, func(cols []engine.Column) error {
 		if len(cols) != len(r.cols) {
 			return errUnexpectedColumns
 		}

@@ -40,6 +40,9 @@ type tokenEntry struct {
 	TokenSHA256 string            `json:"token_sha256,omitempty"`
 	Roles       []string          `json:"roles"`
 	Attributes  map[string]string `json:"attributes,omitempty"`
+	// Namespaces, when set, are the only Kubernetes namespaces whose
+	// models the token may read (namespaces.go).
+	Namespaces []string `json:"namespaces,omitempty"`
 }
 
 // tokenSet is one parsed token file: digests and the identity each maps to.
@@ -126,7 +129,7 @@ func parseTokens(data []byte) (*tokenSet, error) {
 			}
 		}
 		set.digests = append(set.digests, d)
-		set.ids = append(set.ids, &Identity{Name: e.Name, Roles: e.Roles, Attributes: e.Attributes, Method: MethodToken})
+		set.ids = append(set.ids, &Identity{Name: e.Name, Roles: e.Roles, Attributes: e.Attributes, Namespaces: e.Namespaces, Method: MethodToken})
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -135,7 +138,7 @@ func parseTokens(data []byte) (*tokenSet, error) {
 }
 
 // tokenKeys are the keys of one tokenFile entry, as its json tags spell them.
-var tokenKeys = map[string]bool{"name": true, "token": true, "token_sha256": true, "roles": true, "attributes": true}
+var tokenKeys = map[string]bool{"name": true, "token": true, "token_sha256": true, "roles": true, "attributes": true, "namespaces": true}
 
 // unknownTokenKeys reports every unknown key of the file at once, each by
 // entry index and name (a strict decode stops at the first and names
@@ -164,7 +167,7 @@ func unknownTokenKeys(data []byte) error {
 		}
 		for _, k := range sortedKeys(entry) {
 			if !tokenKeys[k] {
-				errs = append(errs, fmt.Errorf("%s: unknown key %q (keys: name, token_sha256 or token, roles, attributes)", at, k))
+				errs = append(errs, fmt.Errorf("%s: unknown key %q (keys: name, token_sha256 or token, roles, attributes, namespaces)", at, k))
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -36,6 +38,10 @@ type watchedFile[T any] struct {
 	m     *authMetrics
 
 	cur atomic.Pointer[T]
+	// onMissing, when set, is installed when the file no longer exists
+	// (the tokens file: deletion revokes every token). Nil keeps the last
+	// good value, as for a broken file.
+	onMissing *T
 
 	mu     sync.Mutex
 	digest [sha256.Size]byte // of the content last tried, good or bad
@@ -69,6 +75,19 @@ func (w *watchedFile[T]) reload() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	data, err := os.ReadFile(w.path)
+	if errors.Is(err, fs.ErrNotExist) && w.onMissing != nil {
+		// Secret volumes and editors replace the file by an atomic
+		// rename, so the path never goes missing mid-update: a missing
+		// file was deleted on purpose.
+		if w.cur.Load() != w.onMissing {
+			w.cur.Store(w.onMissing)
+			w.failed.Store(true)
+			w.m.reloads.WithLabelValues(w.kind, "error").Inc()
+			w.log.Error("credentials file deleted: every credential it held is revoked until it is back", "file", w.kind, "path", w.path)
+		}
+		w.digest = [sha256.Size]byte{}
+		return true
+	}
 	if err != nil {
 		// A missing file mid-swap reads again at the next event or poll.
 		if !w.failed.Swap(true) {
@@ -100,19 +119,31 @@ func (w *watchedFile[T]) reload() bool {
 // run reloads on directory events and every interval until ctx is done.
 // Without a working watcher (no inotify) it polls only.
 func (w *watchedFile[T]) run(ctx context.Context, interval time.Duration) {
+	watchDirs(ctx, []string{filepath.Dir(w.path)}, interval, w.log.With("file", w.kind), func() { w.reload() })
+}
+
+// watchDirs calls reload after file-system events in dirs settle
+// (reloadDebounce) and every interval (default DefaultReloadInterval)
+// until ctx is done. It watches directories, not files, for the reasons
+// given at watchedFile. Without a working watcher (no inotify) it polls
+// only.
+func watchDirs(ctx context.Context, dirs []string, interval time.Duration, log *slog.Logger, reload func()) {
 	if interval <= 0 {
 		interval = DefaultReloadInterval
 	}
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	if fw, err := fsnotify.NewWatcher(); err != nil {
-		w.log.Warn("cannot watch credentials file; polling only", "file", w.kind, "interval", interval.String(), "error", err)
+		log.Warn("cannot watch files; polling only", "interval", interval.String(), "error", err)
 	} else {
 		defer fw.Close()
-		if err := fw.Add(filepath.Dir(w.path)); err != nil {
-			w.log.Warn("cannot watch credentials file; polling only", "file", w.kind, "interval", interval.String(), "error", err)
-		} else {
-			events, errs = fw.Events, fw.Errors
+		events, errs = fw.Events, fw.Errors
+		for _, d := range dirs {
+			if err := fw.Add(d); err != nil {
+				log.Warn("cannot watch a directory; polling only", "dir", d, "interval", interval.String(), "error", err)
+				events, errs = nil, nil
+				break
+			}
 		}
 	}
 	poll := time.NewTicker(interval)
@@ -134,11 +165,11 @@ func (w *watchedFile[T]) run(ctx context.Context, interval time.Duration) {
 				errs = nil
 				continue
 			}
-			w.log.Warn("credentials file watch error", "file", w.kind, "error", err)
+			log.Warn("file watch error", "error", err)
 		case <-debounce.C:
-			w.reload()
+			reload()
 		case <-poll.C:
-			w.reload()
+			reload()
 		}
 	}
 }

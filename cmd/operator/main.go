@@ -5,6 +5,9 @@
 //	operator --engine=postgres --dsn-file=/var/run/secrets/ossie/dsn \
 //	  --default-schema=public --namespaces=analytics --leader-elect
 //
+// Metrics and probes listen on loopback unless an address is given.
+// Flags, help and exit codes follow internal/cli.
+//
 // The connection string is read from an environment variable (--dsn-env)
 // or a file (--dsn-file, e.g. a mounted Secret); there is deliberately no
 // flag taking the DSN itself, since flags show up in process listings.
@@ -13,7 +16,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -21,8 +23,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -33,6 +39,7 @@ import (
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/connect"
 	"github.com/ossie-dev/ossie/internal/buildinfo"
+	"github.com/ossie-dev/ossie/internal/cli"
 	"github.com/ossie-dev/ossie/operator"
 )
 
@@ -48,43 +55,63 @@ type config struct {
 	leaderElect                           bool
 	leaderElectionID, leaderElectionNS    string
 	metricsAddr, probeAddr                string
+	kubeconfig                            string
 	verbose, version                      bool
 }
 
+// register defines every flag of the operator on f; usage rules are in
+// check. A new flag touches these two functions only.
+func (c *config) register(f *pflag.FlagSet) {
+	f.StringVar(&c.engine, "engine", "duckdb", "SQL engine the models run on: duckdb, postgres or trino")
+	f.StringVar(&c.dsnEnv, "dsn-env", "", "name of the environment variable holding the engine connection string (DuckDB: database file path)")
+	f.StringVar(&c.dsnFile, "dsn-file", "", "file holding the engine connection string, e.g. a key of a mounted Secret")
+	f.StringVar(&c.passwordFile, "password-file", "", "postgres: file whose content replaces the connection string's password")
+	f.StringVar(&c.opts.Compile.DefaultCatalog, "default-catalog", "", "catalog prepended to table sources that name none (trino: also the session catalog)")
+	f.StringVar(&c.opts.Compile.DefaultSchema, "default-schema", "", "schema prepended to table sources that name none (trino: also the session schema)")
+	f.StringVar(&c.opts.ViewSchema, "view-schema", "ossie_views", "the one engine schema governed views are created in")
+	f.IntVar(&c.opts.MaxArtifactBytes, "max-artifact-bytes", operator.DefaultMaxArtifactBytes, "largest compressed artifact published in a ConfigMap, bytes (Kubernetes objects are limited to 1 MiB)")
+	f.DurationVar(&c.opts.EngineTimeout, "engine-timeout", operator.DefaultEngineTimeout, "time limit of each engine call of the drift check")
+	f.DurationVar(&c.opts.DriftRecheck, "drift-recheck", operator.DefaultDriftRecheck, "how soon a drifted model is checked again (negative: only on resync)")
+	f.IntVar(&c.opts.MaxConcurrentReconciles, "max-concurrent-reconciles", operator.DefaultMaxConcurrentReconciles, "models reconciled in parallel")
+	f.DurationVar(&c.resync, "resync", operator.DefaultResync, "period after which every model is reconciled again without a change")
+	f.StringVar(&c.namespaces, "namespaces", "", "comma-separated namespaces to watch (empty: all)")
+	f.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
+	f.BoolVar(&c.leaderElect, "leader-elect", false, "elect one active replica through a Lease; standbys wait")
+	f.StringVar(&c.leaderElectionID, "leader-election-id", operator.DefaultLeaderElectionID, "name of the Lease replicas compete for")
+	f.StringVar(&c.leaderElectionNS, "leader-election-namespace", "", "namespace of the Lease (default: the pod's namespace)")
+	f.StringVar(&c.metricsAddr, "metrics-bind-address", DefaultMetricsAddr, "address of the Prometheus metrics endpoint (0 disables it; :PORT listens on every interface)")
+	f.StringVar(&c.probeAddr, "health-probe-bind-address", DefaultProbeAddr, "address of the /healthz and /readyz endpoints (:PORT listens on every interface)")
+	f.BoolVarP(&c.verbose, "verbose", "v", false, "debug logging")
+	f.BoolVar(&c.version, "version", false, "print the version and exit")
+	// -v and --v were the standard library's spelling of --verbose.
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "v" {
+			name = "verbose"
+		}
+		return pflag.NormalizedName(name)
+	})
+}
+
+// Loopback defaults: an operator started on a laptop exposes nothing, and
+// neither collides with the server's default 127.0.0.1:8080. The Helm
+// chart passes :PORT for both.
+const (
+	DefaultMetricsAddr = "127.0.0.1:8082"
+	DefaultProbeAddr   = "127.0.0.1:8081"
+)
+
+// check returns the usage error of the parsed flags, if any.
+func (c *config) check() error {
+	return c.engineOptions().Check()
+}
+
+// parseFlags parses and checks args into a config without running
+// anything (tests); its error is what the command would print.
 func parseFlags(args []string) (*config, error) {
 	c := &config{}
-	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
-	fs.StringVar(&c.engine, "engine", "duckdb", "SQL engine the models run on: duckdb, postgres or trino")
-	fs.StringVar(&c.dsnEnv, "dsn-env", "", "name of the environment variable holding the engine connection string (DuckDB: database file path)")
-	fs.StringVar(&c.dsnFile, "dsn-file", "", "file holding the engine connection string, e.g. a key of a mounted Secret")
-	fs.StringVar(&c.passwordFile, "password-file", "", "postgres: file whose content replaces the connection string's password")
-	fs.StringVar(&c.opts.Compile.DefaultCatalog, "default-catalog", "", "catalog prepended to table sources that name none (trino: also the session catalog)")
-	fs.StringVar(&c.opts.Compile.DefaultSchema, "default-schema", "", "schema prepended to table sources that name none (trino: also the session schema)")
-	fs.StringVar(&c.opts.ViewSchema, "view-schema", "ossie_views", "the one engine schema governed views are created in")
-	fs.IntVar(&c.opts.MaxArtifactBytes, "max-artifact-bytes", operator.DefaultMaxArtifactBytes, "largest compressed artifact published in a ConfigMap, bytes (Kubernetes objects are limited to 1 MiB)")
-	fs.DurationVar(&c.opts.EngineTimeout, "engine-timeout", operator.DefaultEngineTimeout, "time limit of each engine call of the drift check")
-	fs.DurationVar(&c.opts.DriftRecheck, "drift-recheck", operator.DefaultDriftRecheck, "how soon a drifted model is checked again (negative: only on resync)")
-	fs.IntVar(&c.opts.MaxConcurrentReconciles, "max-concurrent-reconciles", operator.DefaultMaxConcurrentReconciles, "models reconciled in parallel")
-	fs.DurationVar(&c.resync, "resync", operator.DefaultResync, "period after which every model is reconciled again without a change")
-	fs.StringVar(&c.namespaces, "namespaces", "", "comma-separated namespaces to watch (empty: all)")
-	fs.BoolVar(&c.leaderElect, "leader-elect", false, "elect one active replica through a Lease; standbys wait")
-	fs.StringVar(&c.leaderElectionID, "leader-election-id", operator.DefaultLeaderElectionID, "name of the Lease replicas compete for")
-	fs.StringVar(&c.leaderElectionNS, "leader-election-namespace", "", "namespace of the Lease (default: the pod's namespace)")
-	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
-	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
-	fs.BoolVar(&c.verbose, "v", false, "debug logging")
-	fs.BoolVar(&c.version, "version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if c.version {
-		return c, nil
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if err := c.engineOptions().Check(); err != nil {
-		return nil, err
+	var out strings.Builder
+	if cli.Run(command(c, func() error { return nil }), args, &out, &out) != cli.ExitOK {
+		return nil, errors.New(strings.TrimSpace(out.String()))
 	}
 	return c, nil
 }
@@ -112,19 +139,57 @@ func openEngine(ctx context.Context, c *config) (engine.Engine, error) {
 	return connect.Open(ctx, c.engineOptions())
 }
 
+// run parses args and runs the manager until SIGTERM or SIGINT. Exit
+// codes: 0 clean stop (or --help, --version), 1 start-up or manager
+// failure, 2 bad usage.
 func run(args []string) int {
-	c, err := parseFlags(args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	c := &config{}
+	return cli.Run(command(c, func() error {
+		if manage(c) != 0 {
+			return cli.Failed
 		}
-		fmt.Fprintln(os.Stderr, "operator:", err)
-		return 2
+		return nil
+	}), args, os.Stdout, os.Stderr)
+}
+
+// command is the operator's command line over c; act runs once the flags
+// parsed and passed check (not for --version).
+func command(c *config, act func() error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "operator",
+		Short: "Reconcile SemanticModel resources and publish their artifacts",
+		Long: "operator validates and compiles every SemanticModel it watches with the rules of\n" +
+			"ossiectl, checks each table and column the model uses on one SQL engine (missing\n" +
+			"ones are drift), creates the governed views, and publishes the artifact to the\n" +
+			"ConfigMap ossie-<name> that the server serves (docs/operator.md). Engine\n" +
+			"credentials come from --dsn-env or --dsn-file, never from a flag value. The API\n" +
+			"server is --kubeconfig, else in-cluster, else $KUBECONFIG or ~/.kube/config.\n" +
+			"\n" +
+			"Exit status:\n" +
+			"  0  stopped cleanly (or --help, --version)\n" +
+			"  1  start-up or manager failure (engine or API server unreachable)\n" +
+			"  2  usage (unknown flag, bad value, missing or conflicting flags)",
+		Example: "  operator --engine=postgres --dsn-file=/var/run/secrets/ossie/dsn --default-schema=public --namespaces=analytics\n" +
+			"  operator --engine=duckdb --dsn-env=OSSIE_DUCKDB_PATH --leader-elect --metrics-bind-address=:8080 --health-probe-bind-address=:8081",
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if c.version {
+				fmt.Fprintln(cmd.OutOrStdout(), "operator", buildinfo.String())
+				return nil
+			}
+			if err := c.check(); err != nil {
+				return cli.Usagef("%v", err)
+			}
+			return act()
+		},
 	}
-	if c.version {
-		fmt.Println("operator", buildinfo.String())
-		return 0
-	}
+	c.register(cmd.Flags())
+	return cmd
+}
+
+// manage runs the manager the checked config describes; 1 on a failure
+// it has logged.
+func manage(c *config) int {
 	level := slog.LevelInfo
 	if c.verbose {
 		level = slog.LevelDebug
@@ -150,7 +215,7 @@ func run(args []string) int {
 		logger.Error(err, "scheme")
 		return 1
 	}
-	restCfg, err := ctrl.GetConfig()
+	restCfg, err := kubeConfig(c.kubeconfig)
 	if err != nil {
 		logger.Error(err, "no Kubernetes configuration")
 		return 1
@@ -189,4 +254,13 @@ func run(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// kubeConfig is the API server connection: path when given, else
+// controller-runtime's lookup (in-cluster, $KUBECONFIG, ~/.kube/config).
+func kubeConfig(path string) (*rest.Config, error) {
+	if path != "" {
+		return clientcmd.BuildConfigFromFlags("", path)
+	}
+	return ctrl.GetConfig()
 }

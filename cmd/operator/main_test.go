@@ -22,8 +22,20 @@ func TestFlags(t *testing.T) {
 		t.Errorf("namespaces %q", got)
 	}
 	if c.engine != "duckdb" || c.leaderElectionID != operator.DefaultLeaderElectionID || c.opts.MaxArtifactBytes != 900<<10 ||
-		c.resync != time.Minute || c.opts.Compile.DefaultSchema != "public" {
+		c.resync != time.Minute || c.opts.Compile.DefaultSchema != "public" ||
+		c.metricsAddr != "127.0.0.1:8082" || c.probeAddr != "127.0.0.1:8081" || c.verbose {
 		t.Errorf("defaults: %+v", c)
+	}
+	// The chart's spelling (--flag=value, -v) and the standard library's
+	// (-flag value, --v) both parse.
+	for _, args := range [][]string{
+		{"--metrics-bind-address=:8080", "--health-probe-bind-address=:8081", "-v"},
+		{"-metrics-bind-address", ":8080", "-health-probe-bind-address=:8081", "--v"},
+	} {
+		c, err := parseFlags(args)
+		if err != nil || c.metricsAddr != ":8080" || c.probeAddr != ":8081" || !c.verbose {
+			t.Errorf("%q: %v %+v", args, err, c)
+		}
 	}
 	for _, bad := range [][]string{
 		{"--engine", "oracle"},
@@ -34,8 +46,11 @@ func TestFlags(t *testing.T) {
 		{"--dsn", "postgres://u:p@h/db"}, // no flag takes a DSN with its password
 		{"extra"},
 	} {
-		if _, err := parseFlags(bad); err == nil {
+		_, err := parseFlags(bad)
+		if err == nil {
 			t.Errorf("%v accepted", bad)
+		} else if !strings.HasPrefix(err.Error(), "operator: ") || !strings.HasSuffix(err.Error(), "Run 'operator --help' for usage and examples.") {
+			t.Errorf("%v: not one reason and the hint: %q", bad, err)
 		}
 	}
 }

@@ -1,56 +1,44 @@
 // Command server serves the Ossie semantic HTTP API until SIGTERM or
 // SIGINT, then drains in-flight requests. Models come from one of:
 //
-// Local mode: model files compiled at start.
+// Local mode: model files compiled at start, watched and swapped in when
+// they change (SIGHUP reloads them at once).
 //
-//	server --models examples/flights/model.yaml --duckdb flights.duckdb --addr :8080
+//	server --models=examples/flights/model.yaml --duckdb=flights.duckdb
 //
 // Kubernetes mode: the artifact ConfigMaps the operator publishes, watched
 // and hot-swapped while serving (a refused new version leaves the last good
 // one serving). The API server connection is --kubeconfig, else in-cluster,
 // else $KUBECONFIG or ~/.kube/config.
 //
-//	server --kube --namespaces team-a,team-b --duckdb /data/warehouse.duckdb --tokens-file /var/run/secrets/ossie/tokens.yaml
+//	server --kube --namespaces=team-a,team-b --duckdb=/data/warehouse.duckdb --tokens-file=/var/run/secrets/ossie/tokens.yaml --addr=:8080
 //
 // Authentication (docs/server.md): --tokens-file, --proxy-secret-file and
 // --anonymous-role; without any of them the server listens only on a
-// loopback --addr unless --no-auth says otherwise on purpose.
+// loopback --addr (the default, server.DefaultAddr) unless --no-auth says
+// otherwise on purpose. Flags, help and exit codes follow internal/cli.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
+	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/connect"
 	"github.com/ossie-dev/ossie/internal/buildinfo"
+	"github.com/ossie-dev/ossie/internal/cli"
 	"github.com/ossie-dev/ossie/server"
 )
-
-// listFlag collects a flag given several times and/or comma-separated.
-type listFlag []string
-
-func (l *listFlag) String() string { return strings.Join(*l, ",") }
-
-func (l *listFlag) Set(v string) error {
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			*l = append(*l, p)
-		}
-	}
-	return nil
-}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -62,109 +50,90 @@ func main() {
 // run parses args and serves until ctx is done. Exit codes: 0 clean stop
 // (or --help, --version), 1 start-up or serving failure, 2 bad usage.
 func run(ctx context.Context, args []string) int {
-	return runTo(ctx, args, os.Stderr)
+	return runTo(ctx, args, os.Stdout, os.Stderr)
 }
 
-// runTo is run writing usage and start-up errors to stderr.
-func runTo(ctx context.Context, args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var models, namespaces listFlag
-	fs.Var(&models, "models", "local mode: model files (repeatable or comma-separated)")
-	kube := fs.Bool("kube", false, "Kubernetes mode: serve the artifact ConfigMaps published by the operator")
-	fs.Var(&namespaces, "namespaces", "Kubernetes mode: namespaces to watch (repeatable or comma-separated; default all)")
-	kubeconfig := fs.String("kubeconfig", "", "Kubernetes mode: kubeconfig file (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
-	maxArtifact := fs.Int64("max-artifact-bytes", 64<<20, "Kubernetes mode: limit of one artifact bundle, uncompressed, in bytes")
-	engineKind := fs.String("engine", "duckdb", "SQL engine: duckdb, postgres or trino")
-	dbPath := fs.String("duckdb", "", "DuckDB database file; it must exist unless --create-duckdb (default: in-memory)")
-	createDB := fs.Bool("create-duckdb", false, "create the --duckdb file when it does not exist (an empty database)")
-	dsnEnv := fs.String("dsn-env", "", "postgres, trino: name of the environment variable holding the connection string")
-	dsnFile := fs.String("dsn-file", "", "postgres, trino: file holding the connection string (e.g. a mounted Secret key)")
-	passwordFile := fs.String("password-file", "", "postgres: file whose content (trailing newline removed) replaces the connection string's password, if any (e.g. a mounted Secret key)")
-	addr := fs.String("addr", ":8080", "listen address")
-	maxRows := fs.Int("max-rows", server.DefaultMaxRows, "row cap per answer")
-	timeout := fs.Duration("query-timeout", server.DefaultQueryTimeout, "time limit per query")
-	cacheBytes := fs.Int64("cache-bytes", 64<<20, "result cache size bound in bytes (identical questions answered from memory); 0 turns the cache off")
-	cacheTTL := fs.Duration("cache-ttl", server.DefaultCacheTTL, "how long a cached answer is served")
-	maxBody := fs.Int64("max-body-bytes", server.DefaultMaxBodyBytes, "request body limit in bytes")
-	catalog := fs.String("default-catalog", "", "catalog prepended to table sources that name none (local mode); trino: the session catalog")
-	schema := fs.String("default-schema", "", "schema prepended to table sources that name none (local mode); trino: the session schema")
-	governance := fs.String("governance", "", "local mode: governance file (roles, row filters, masks; docs/governance.md) applied to every model file")
-	debugErrors := fs.Bool("debug-errors", false, "local mode without authentication only: add the engine's own message (planned SQL, physical names) to engine problem details; never for shared servers")
-	var auth server.AuthFlags
-	auth.Register(fs)
-	version := fs.Bool("version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+// runTo is run writing help and the version to stdout, usage and
+// start-up errors and the JSON log to stderr.
+func runTo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o options
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Serve the Ossie semantic HTTP API",
+		Long: "server answers metric queries over HTTP (docs/server.md) until SIGTERM or SIGINT,\n" +
+			"then drains in-flight requests. Models come from model files (local mode, --models)\n" +
+			"or from the artifact ConfigMaps the operator publishes (Kubernetes mode, --kube),\n" +
+			"hot-swapped while serving. Without --tokens-file, --proxy-secret-file or\n" +
+			"--anonymous-role it serves ungoverned, and then only on a loopback --addr unless\n" +
+			"--no-auth says otherwise on purpose. Engine credentials come from --dsn-env or\n" +
+			"--dsn-file, never from a flag value.\n" +
+			"\n" +
+			"Exit status:\n" +
+			"  0  stopped cleanly (or --help, --version)\n" +
+			"  1  start-up or serving failure (invalid model, engine or API server unreachable)\n" +
+			"  2  usage (unknown flag, bad value, missing or conflicting flags)",
+		Example: "  server --models=examples/flights/model.yaml --duckdb=flights.duckdb\n" +
+			"  server --kube --namespaces=analytics --engine=postgres --dsn-file=/var/run/secrets/ossie/dsn --default-schema=public\n" +
+			"  server --kube --engine=postgres --dsn-env=PG_DSN --tokens-file=/var/run/secrets/ossie/tokens.yaml --addr=:8080",
+		Args: cli.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if o.version {
+				fmt.Fprintln(stdout, "server", buildinfo.String())
+				return nil
+			}
+			if msg := o.check(); msg != "" {
+				return cli.Usagef("%s", msg)
+			}
+			if code := serve(ctx, &o, stderr); code != 0 {
+				return cli.Failed
+			}
+			return nil
+		},
 	}
-	if *version {
-		fmt.Println("server", buildinfo.String())
-		return 0
-	}
-	engineOpts := connect.Options{Engine: *engineKind, DuckDBPath: *dbPath, DSNEnv: *dsnEnv, DSNFile: *dsnFile,
-		PasswordFile: *passwordFile, Catalog: *catalog, Schema: *schema}
-	var usage string
-	switch {
-	case fs.NArg() > 0:
-		usage = "no positional arguments are taken"
-	case *kube && (len(models) > 0 || *governance != ""):
-		usage = "--models and --governance (local mode) and --kube (Kubernetes mode) are exclusive"
-	case !*kube && len(models) == 0:
-		usage = "--models FILE (local mode) or --kube (Kubernetes mode) is required"
-	case !*kube && (len(namespaces) > 0 || *kubeconfig != ""):
-		usage = "--namespaces and --kubeconfig need --kube"
-	case *debugErrors && (*kube || auth.Configured()):
-		usage = "--debug-errors is for ungoverned local mode only: not with --kube or authentication flags"
-	case *createDB && *dbPath == "":
-		usage = "--create-duckdb needs --duckdb FILE"
-	case engineOpts.Check() != nil:
-		// Never a DSN flag: it would show the password in ps and logs.
-		usage = engineOpts.Check().Error()
-	default:
-		if err := auth.Check(*addr); err != nil {
-			usage = err.Error()
-		}
-	}
-	if usage != "" {
-		fmt.Fprintln(stderr, "server: "+usage)
-		fs.Usage()
-		return 2
-	}
+	o.register(cmd.Flags())
+	return cli.Run(cmd, args, stdout, stderr)
+}
+
+// serve runs the server the checked options describe; it returns 0 on a
+// clean stop and 1 on a failure it has logged.
+func serve(ctx context.Context, o *options, stderr io.Writer) int {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
-	cfg := server.Config{MaxRows: *maxRows, QueryTimeout: *timeout, MaxBodyBytes: *maxBody, Logger: log, DebugErrors: *debugErrors,
-		CacheBytes: *cacheBytes, CacheTTL: *cacheTTL}
-	if !*kube {
-		arts, err := server.LoadGovernedModelFiles(models, *governance, compiler.CompileOptions{DefaultCatalog: *catalog, DefaultSchema: *schema})
+	cfg := server.Config{MaxRows: o.maxRows, QueryTimeout: o.timeout, MaxBodyBytes: o.maxBody, Logger: log, DebugErrors: o.debugErrors,
+		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL, AnyHost: o.auth.AnyHost(o.addr), Audit: &server.AuditOptions{FilterValues: o.auditValues}}
+	files := server.ModelFiles{Paths: o.models, Governance: o.governance, Options: compiler.CompileOptions{DefaultCatalog: o.catalog, DefaultSchema: o.schema}}
+	if !o.kube {
+		arts, err := files.Load()
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
 		cfg.Models = arts
 	}
-	if err := checkDuckDBFile(*dbPath, *createDB); err != nil {
+	if err := checkDuckDBFile(o.dbPath, o.createDB); err != nil {
 		fmt.Fprintln(stderr, "server: "+err.Error())
 		return 1
 	}
-	eng, err := connect.Open(ctx, engineOpts)
+	eng, err := connect.Open(ctx, o.engineOptions())
 	if err != nil {
-		log.Error("cannot open the engine", "engine", *engineKind, "error", err)
+		log.Error("cannot open the engine", "engine", o.engine, "error", err)
 		return 1
 	}
 	defer eng.Close()
+	if err := server.Sandbox(context.WithoutCancel(ctx), eng, cfg.Models); err != nil {
+		log.Error("cannot sandbox the engine", "error", err)
+		return 1
+	}
 	cfg.Engine = eng
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if cfg.Auth, err = auth.Open(ctx, log); err != nil {
+	if cfg.Auth, err = o.auth.Open(ctx, log); err != nil {
 		log.Error("cannot configure authentication", "error", err)
 		return 1
 	}
-	if *kube {
-		restCfg, err := server.KubeRESTConfig(*kubeconfig)
+	if o.kube {
+		restCfg, err := server.KubeRESTConfig(o.kubeconfig)
 		if err != nil {
 			log.Error("cannot configure the Kubernetes client", "error", err)
 			return 1
@@ -175,7 +144,7 @@ func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 			return 1
 		}
 		cfg.Store = server.NewStore(log)
-		w, err := server.WatchConfigMaps(ctx, cs, cfg.Store, server.KubeOptions{Namespaces: namespaces, MaxBundleBytes: *maxArtifact, Logger: log})
+		w, err := server.WatchConfigMaps(ctx, cs, cfg.Store, server.KubeOptions{Namespaces: o.namespaces, MaxBundleBytes: o.maxArtifact, Logger: log})
 		if err != nil {
 			log.Error("cannot watch ConfigMaps", "error", err)
 			return 1
@@ -184,14 +153,19 @@ func runTo(ctx context.Context, args []string, stderr io.Writer) int {
 		defer w.Wait()
 		defer cancel()
 		cfg.Synced = w.Synced
-		log.Info("watching artifact ConfigMaps", "namespaces", namespaces.String(), "host", restCfg.Host)
+		log.Info("watching artifact ConfigMaps", "namespaces", o.namespaces.String(), "host", restCfg.Host)
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return 1
 	}
-	if err := server.ListenAndServe(ctx, *addr, srv.Handler(), log); err != nil {
+	if !o.kube {
+		// Edits of the model or governance files swap in while serving;
+		// SIGHUP reloads now instead of stopping the server.
+		srv.WatchModelFiles(ctx, files, 0).ReloadOn(ctx, syscall.SIGHUP)
+	}
+	if err := server.ListenAndServe(ctx, o.addr, srv.Handler(), log); err != nil {
 		log.Error("server stopped", "error", err)
 		return 1
 	}

@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,9 +43,10 @@ func TestRunRefusesBadStarts(t *testing.T) {
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "trino", "--dsn-file", t.TempDir() + "/missing", "--addr", "127.0.0.1:0"}, 1},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "postgres"}, 2},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--no-auth", "--engine", "postgres", "--dsn-file", t.TempDir() + "/missing"}, 1},
-		// Authentication: none configured is loopback-only; --no-auth is
-		// exclusive; a missing or broken credentials file stops the start.
-		{[]string{"--models", "../../server/testdata/shop.yaml"}, 2},
+		// Authentication: none configured is loopback-only (the default
+		// --addr is loopback); --no-auth is exclusive; a missing or broken
+		// credentials file stops the start.
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--addr", ":8080"}, 2},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--addr", "0.0.0.0:0"}, 2},
 		{[]string{"--kube", "--addr", ":0"}, 2},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--no-auth", "--anonymous-role", "x"}, 2},
@@ -159,23 +164,39 @@ func TestLocalModeAuthenticated(t *testing.T) {
 	}
 }
 
-// TestHelpAndStartChecks: --help exits 0 with the flags listed (the
-// --password-file text says what engine/postgres does: it replaces the
-// connection string's password); a --duckdb file that does not exist
+// TestHelpAndStartChecks: --help exits 0 with the flags and examples
+// listed on stdout (the --password-file text says what engine/postgres
+// does: it replaces the connection string's password); a usage error is
+// one line and a hint, not the flag list; the standard library's
+// single-dash spelling still parses; a --duckdb file that does not exist
 // stops the start naming the path and how to create it, unless
 // --create-duckdb; --debug-errors is refused with authentication.
 func TestHelpAndStartChecks(t *testing.T) {
-	var out strings.Builder
-	if code := runTo(context.Background(), []string{"--help"}, &out); code != 0 {
+	var out, help strings.Builder
+	if code := runTo(context.Background(), []string{"--help"}, &help, &out); code != 0 {
 		t.Errorf("--help exit %d", code)
 	}
-	if !strings.Contains(out.String(), "replaces the connection string's password") || !strings.Contains(out.String(), "-create-duckdb") {
-		t.Errorf("help:\n%s", out.String())
+	if h := help.String(); !strings.Contains(h, "replaces the connection string's password") || !strings.Contains(h, "--create-duckdb") ||
+		!strings.Contains(h, "Examples:") || !strings.Contains(h, "Exit status:") || !strings.Contains(h, `(default "127.0.0.1:8080")`) {
+		t.Errorf("help:\n%s", h)
+	}
+	out.Reset()
+	if code := runTo(context.Background(), []string{"--engine=postgres", "--models=../../server/testdata/shop.yaml"}, &help, &out); code != 2 ||
+		strings.Count(out.String(), "\n") != 2 || !strings.Contains(out.String(), "Run 'server --help' for usage and examples.") {
+		t.Errorf("usage error: exit %d\n%s", code, out.String())
+	}
+	// -models, -addr=..., -no-auth as flag.FlagSet took them; ctx is done,
+	// so a start that parses stops at once with 0.
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	out.Reset()
+	if code := runTo(done, []string{"-models", "../../server/testdata/shop.yaml", "-addr=127.0.0.1:0", "-no-auth"}, &help, &out); code != 0 {
+		t.Errorf("single-dash flags: exit %d %s", code, out.String())
 	}
 
 	missing := filepath.Join(t.TempDir(), "flights.duckdb")
 	out.Reset()
-	code := runTo(context.Background(), []string{"--models", "../../server/testdata/shop.yaml", "--duckdb", missing, "--addr", "127.0.0.1:0"}, &out)
+	code := runTo(context.Background(), []string{"--models", "../../server/testdata/shop.yaml", "--duckdb", missing, "--addr", "127.0.0.1:0"}, &help, &out)
 	if code != 1 || !strings.Contains(out.String(), missing) || !strings.Contains(out.String(), "go run ./examples/flights/demo --db") {
 		t.Errorf("missing --duckdb: exit %d %s", code, out.String())
 	}
@@ -188,7 +209,7 @@ func TestHelpAndStartChecks(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	out.Reset()
-	if code := runTo(ctx, []string{"--models", "../../server/testdata/shop.yaml", "--duckdb", missing, "--create-duckdb", "--addr", "127.0.0.1:0"}, &out); code != 0 {
+	if code := runTo(ctx, []string{"--models", "../../server/testdata/shop.yaml", "--duckdb", missing, "--create-duckdb", "--addr", "127.0.0.1:0"}, &help, &out); code != 0 {
 		t.Errorf("--create-duckdb exit %d %s", code, out.String())
 	}
 	if _, err := os.Stat(missing); err != nil {
@@ -201,8 +222,68 @@ func TestHelpAndStartChecks(t *testing.T) {
 		{"--kube", "--debug-errors", "--addr", "127.0.0.1:0"},
 	} {
 		out.Reset()
-		if code := runTo(context.Background(), args, &out); code != 2 {
+		if code := runTo(context.Background(), args, &help, &out); code != 2 {
 			t.Errorf("%q: exit %d %s", args, code, out.String())
 		}
+	}
+}
+
+// lockedBuffer is a log sink the serving goroutine writes while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestLocalModeReloads: the server swaps in an edited model file, and
+// SIGHUP reloads at once instead of stopping it.
+func TestLocalModeReloads(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "shop.yaml")
+	orig, err := os.ReadFile("../../server/testdata/shop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(model, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &lockedBuffer{}
+	srv := servertest.Start(t, func(addr string) int {
+		return runTo(ctx, []string{"--models", model, "--addr", addr}, io.Discard, logs)
+	})
+	srv.WaitServing(t)
+	if err := os.WriteFile(model, []byte(strings.Replace(string(orig), "Orders of a small shop", "Orders of a bigger shop", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, body := srv.Call("GET", "/v1/models", "", "")
+		if strings.Contains(body, "bigger shop") && strings.Contains(logs.String(), `"signal":"hangup"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no reload within 20s: %s\n%s", body, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if code := srv.Exit(t); code != 0 {
+		t.Errorf("exit code %d after cancel", code)
 	}
 }

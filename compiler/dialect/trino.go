@@ -129,6 +129,9 @@ func trinoPart(s string) (string, bool) {
 //   - REGEXP_EXTRACT returns ” when nothing matches (Trino: NULL), and
 //     REGEXP_REPLACE's \N group references become Trino's $N;
 //   - LOG(x) is base 10 (Trino's log needs a base);
+//   - AVG averages the DOUBLE of its argument (Trino keeps a DECIMAL's
+//     scale and rounds), and TRUNC(x, n) scales by 10^n (Trino has
+//     truncate(x, n) for DECIMAL only);
 //   - TO_DATE/TO_TIMESTAMP/TO_CHAR formats are strftime (DuckDB) and are
 //     translated to the MySQL-style specifiers of date_parse/date_format.
 func (t trino) Func(name string, a []string) (string, bool) {
@@ -245,12 +248,25 @@ func (t trino) Func(name string, a []string) (string, bool) {
 			return fmt.Sprintf("replace(%s, %s, '')", a[0], a[1]), true
 		}
 	case "TRUNC":
-		if len(a) == 1 || len(a) == 2 {
-			return "truncate(" + strings.Join(a, ", ") + ")", true
+		// Trino has truncate(x) for every numeric type but truncate(x, n)
+		// only for DECIMAL (a real Trino refuses truncate(double, integer));
+		// scaling by 10^n truncates a DOUBLE the way DuckDB does.
+		switch len(a) {
+		case 1:
+			return "truncate(" + a[0] + ")", true
+		case 2:
+			return fmt.Sprintf("(truncate((%[1]s) * power(10, %[2]s)) / power(10, %[2]s))", a[0], a[1]), true
 		}
 	case "LOG":
 		if len(a) == 1 {
 			return "log10(" + a[0] + ")", true
+		}
+	case "AVG":
+		// Trino's avg of a DECIMAL(p,s) is a DECIMAL(p,s), rounded to s
+		// digits (a real Trino answers 41.61 where DuckDB's DOUBLE is
+		// 41.6133…); averaging the DOUBLE gives DuckDB's value.
+		if len(a) == 1 {
+			return "avg(CAST(" + a[0] + " AS DOUBLE))", true
 		}
 	case "MEDIAN":
 		if len(a) == 1 {

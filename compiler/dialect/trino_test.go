@@ -87,7 +87,7 @@ func TestTrinoFunc(t *testing.T) {
 		{"CHARINDEX", []string{"'b'", "s", "2"}, "CASE WHEN strpos(substr(s, 2), 'b') > 0 THEN strpos(substr(s, 2), 'b') + (2) - 1 WHEN strpos(substr(s, 2), 'b') = 0 THEN 0 END"},
 		{"REGEXP_EXTRACT", []string{"s", "'a(b)'"}, "CASE WHEN s IS NULL OR 'a(b)' IS NULL THEN NULL ELSE COALESCE(regexp_extract(s, 'a(b)'), '') END"},
 		{"REGEXP_EXTRACT", []string{"s", "'a(b)'", "1"}, "CASE WHEN s IS NULL OR 'a(b)' IS NULL THEN NULL ELSE COALESCE(regexp_extract(s, 'a(b)', 1), '') END"},
-		{"TRUNC", []string{"x", "2"}, "truncate(x, 2)"},
+		{"TRUNC", []string{"x", "2"}, "(truncate((x) * power(10, 2)) / power(10, 2))"},
 		{"LOG", []string{"x"}, "log10(x)"},
 		{"APPROX_COUNT_DISTINCT", []string{"x"}, "approx_distinct(x)"},
 		{"MEDIAN", []string{"x"}, "CASE WHEN count(x) = 0 THEN NULL ELSE CAST((array_sort(array_agg(x) FILTER (WHERE x IS NOT NULL)))[CAST(floor((1 + (0.5) * (count(x) - 1))) AS BIGINT)] AS DOUBLE) + ((1 + (0.5) * (count(x) - 1)) - floor((1 + (0.5) * (count(x) - 1)))) * (CAST((array_sort(array_agg(x) FILTER (WHERE x IS NOT NULL)))[CAST(ceil((1 + (0.5) * (count(x) - 1))) AS BIGINT)] AS DOUBLE) - CAST((array_sort(array_agg(x) FILTER (WHERE x IS NOT NULL)))[CAST(floor((1 + (0.5) * (count(x) - 1))) AS BIGINT)] AS DOUBLE)) END"},

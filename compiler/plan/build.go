@@ -11,10 +11,13 @@ import (
 const (
 	rwAggregate   = "per-home aggregation" // rewrite_aggregate.go
 	rwMembers     = "distinct members"     // rewrite_members.go
+	rwSemi        = "semi-additive"        // rewrite_semiadditive.go
+	rwConversion  = "conversion"           // rewrite_conversion.go
 	rwFanOut      = "fan-out dedup"        // rewrite_fanout.go
 	rwFanMembers  = "fan-out members"      // rewrite_fanmember.go
 	rwCombine     = "chasm-safe combine"   // rewrite_combine.go
 	rwProject     = "project"              // build.go: the query's columns
+	rwWindow      = "metric window"        // rewrite_window.go
 	rwMetricWhere = "metric filters"       // rewrite_metricfilter.go
 	rwOrder       = "order and limit"      // build.go: order_by, ties, limit
 	rwGovernance  = "governance"           // rewrite_governance.go
@@ -35,6 +38,7 @@ type builder struct {
 // dataset has no primary key for) are all returned; the plan is then nil.
 func (p *Planner) build(b *bound) (node, compiler.Problems) {
 	bl := &builder{p: p, b: b}
+	win := bl.windowOf()
 	bl.distinctMembers()
 	bl.aggregatePerHome()
 	bl.dedupFanOut()
@@ -43,6 +47,10 @@ func (p *Planner) build(b *bound) (node, compiler.Problems) {
 		return nil, bl.probs
 	}
 	var root node = bl.project(bl.combineGroups())
+	if win != nil {
+		win.input = root.(*project)
+		root = win
+	}
 	root = bl.filterMetrics(root)
 	root = bl.orderAndLimit(root)
 	root = bl.governance(root)

@@ -2,7 +2,10 @@ package plan
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/ossie-dev/ossie/compiler/dialect"
 )
 
 // Explain prints the logical plan the SQL was rendered from as an
@@ -89,6 +92,21 @@ func (e *explainer) walk(n node, depth int) {
 				e.dimNotes(depth+1, f.dm, "filter on ")
 			}
 		}
+	case *window:
+		tm := n.input.dims[n.time]
+		var ms []string
+		for _, m := range n.metrics {
+			ms = append(ms, m.name+" = "+describeFrame(n.frames[m.name], tm.grain))
+		}
+		why := "typed metrics, over a time spine of every " + string(tm.grain) + " from the first to the last with rows, per group of the other dimensions"
+		if len(n.after) > 0 {
+			var preds []string
+			for _, f := range n.after {
+				preds = append(preds, describePred(tm.name, f.op, f.val))
+			}
+			why += "; periods returned where " + strings.Join(preds, " and ") + " (applied after the window, so its history is whole)"
+		}
+		e.line(depth, "window along "+tm.name+": "+strings.Join(ms, ", "), n.rewrite, why)
 	case *project:
 		e.proj = n
 		var cols, hidden []string
@@ -135,6 +153,10 @@ func (e *explainer) walk(n node, depth int) {
 		if n.keyed {
 			why += "; the dimensions come from the distinct below"
 		}
+		if n.semi != nil {
+			pick := map[string]string{"last": "the sum at the latest " + n.semi.alongName, "first": "the sum at the earliest " + n.semi.alongName, "min": "the smallest of those sums", "max": "the largest of those sums"}[n.semi.pick]
+			why = strings.Join(e.servedMetrics(n), ", ") + ": sums " + n.home + " rows per " + n.semi.alongName + " value within each group, then takes " + pick
+		}
 		e.line(depth, what, n.rewrite, why)
 		if !n.keyed {
 			for _, dm := range n.dims {
@@ -153,6 +175,9 @@ func (e *explainer) walk(n node, depth int) {
 		}
 	case *keyJoin:
 		e.line(depth, "join "+n.left.home+" on its primary key", n.rewrite, "each "+n.left.home+" row, once per group, for the measures to aggregate")
+	case *convJoin:
+		e.line(depth, "left join "+n.conv.to+" on the entity, within "+strconv.Itoa(n.conv.count)+" "+strings.ToLower(n.conv.unit)+"(s) after each row", n.rewrite,
+			"an entity converts when "+n.conv.to+" has a row for it at or after the row's time and within the window; earlier rows do not count")
 	case *join:
 		kind := "many-to-one " + n.rel.From + " → " + n.rel.To
 		effect := "rows do not repeat"
@@ -204,7 +229,7 @@ func (e *explainer) servedMetrics(g *aggregate) []string {
 	}
 	for _, m := range e.proj.metrics {
 		for _, ms := range m.mp.measures {
-			if ms.home == g.home && !contains(out, m.name) {
+			if ms.home == g.home && hasMeasure(g.measures, ms.key) && !contains(out, m.name) {
 				out = append(out, m.name)
 			}
 		}
@@ -231,4 +256,33 @@ func describePred(x, op string, vals []any) string {
 		return x + " " + op + " " + parts[0]
 	}
 	return x + " " + op + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// describeFrame words a window frame for EXPLAIN.
+func describeFrame(fr frame, g dialect.Grain) string {
+	switch {
+	case fr.yearAgo:
+		prev := "value of the same date a year earlier"
+		switch fr.output {
+		case "difference":
+			return "current minus " + prev
+		case "ratio":
+			return "current / " + prev
+		}
+		return prev
+	case fr.lag > 0:
+		prev := fmt.Sprintf("value %d %s back", fr.lag, g)
+		switch fr.output {
+		case "difference":
+			return "current minus " + prev
+		case "ratio":
+			return "current / " + prev
+		}
+		return prev
+	case fr.preceding < 0 && fr.reset != "":
+		return fmt.Sprintf("running sum, restarting each %s (%s-to-date)", fr.reset, fr.reset)
+	case fr.preceding < 0:
+		return "running sum over all periods"
+	}
+	return fmt.Sprintf("sum of the last %d %s periods", fr.preceding+1, g)
 }

@@ -64,6 +64,10 @@ func literal(d dialect.Dialect, v any, k valueKind, loc *time.Location) (string,
 		case json.Number, float64, int, int64, bool:
 			return "", fmt.Errorf("%v is not a time of day string (hh:mm[:ss[.f]]), and this field is a Time", v)
 		}
+	case kindText:
+		if _, ok := v.(string); !ok && v != nil {
+			return "", fmt.Errorf("%v is not text; this field is masked for the caller's role and its values are text", v)
+		}
 	case kindTime:
 		switch v := v.(type) {
 		case string:
@@ -143,6 +147,7 @@ const (
 	kindTime
 	kindClock
 	kindBool
+	kindText // a masked field: its values are the mask's text
 )
 
 // clockLiteral renders a time-of-day value `hh:mm[:ss[.f]]` (hours 00-23)

@@ -102,7 +102,7 @@ func FuzzGovernedPlan(f *testing.F) {
 			inVals = append(inVals, attr)
 		}
 		q := &plan.Query{
-			Metrics:    v.Metrics,
+			Metrics:    untyped(p, v.Metrics),
 			Dimensions: []plan.Dimension{{Field: member}},
 			Filters: []plan.Filter{
 				{Field: "customers.region", Op: "in", Values: inVals},
@@ -246,7 +246,9 @@ func TestGovernedRowsAreVisibleRows(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(1, uint64(len(gc.name))))
 			checked, rows := 0, 0
-			for i := 0; i < 100; i++ {
+			// 160 draws: queries of a typed metric without a time grain are
+			// refused both ways (OSS4060) and not compared.
+			for i := 0; i < 160; i++ {
 				q := randomQuery(rng, v.Metrics, plainFields, samples)
 				gp, probs := gov.PlanFor(q, dialect.DuckDB, gc.caller)
 				if probs.HasErrors() {
@@ -380,4 +382,16 @@ func randomQuery(rng *rand.Rand, metrics, fields []string, samples map[string][]
 		q.Filters = append(q.Filters, plan.Filter{Metric: q.Metrics[0], Op: "gt", Values: []any{1}})
 	}
 	return q
+}
+
+// untyped keeps the metrics without a metric type: those need a time
+// dimension with a grain (docs/metrics.md), which these seeds do not have.
+func untyped(p *plan.Planner, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if m := p.Artifact().Metric(n); m != nil && m.Type == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -2,22 +2,21 @@ package plan
 
 import (
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
 )
 
 // A logical plan is a small tree of relational nodes, built by build from
 // a bound query (build.go) and turned into SQL by render (render.go). The
 // tree of one query, root first:
 //
-//	limit ─ sort ─ filter (metric filters) ─ project ─ combine ─ aggregate …
+//	limit ─ sort ─ filter (metric filters) ─ [window] ─ project ─ combine ─ aggregate …
 //
-// and under each aggregate either a join chain over its home scan, or,
+// (window only when the query computes a typed metric) and under each aggregate either a join chain over its home scan, or,
 // when a fan-out is deduplicated, a key join of a distinct over the join
 // chain back to the home scan. Every node records the rewrite that made it
 // and why, which EXPLAIN prints (explain.go).
 //
-// Extension points: a window node (running totals, rolling windows,
-// period-over-period) belongs between project and combine, reading the
-// combined groups ordered by a time dimension; a rollup substitution is a
+// Extension point: a rollup substitution is a
 // rewrite that replaces an aggregate's input by a scan of a
 // pre-aggregated dataset and says why in its origin.
 type node interface {
@@ -124,6 +123,21 @@ type aggregate struct {
 	// keyed: dims come from the distinct below (column "k"."dN") instead
 	// of being computed from the home's joins.
 	keyed bool
+	// semi: the group holds one semi-additive measure, aggregated in two
+	// stages (rewrite_semiadditive.go).
+	semi *semiPick
+	// conv: the group holds one conversion measure; its input ends in a
+	// convJoin (rewrite_conversion.go).
+	conv *convSpec
+}
+
+// convJoin LEFT JOINs the rows of a conversion's event-B dataset (right,
+// a scan or rowFilter) to each event-A row of left with the same entity
+// from the A row's time to conv.count conv.unit after it.
+type convJoin struct {
+	origin
+	left, right node
+	conv        *convSpec
 }
 
 // combineMode is how the groups of a combine become one row set.
@@ -155,6 +169,35 @@ type project struct {
 	refs    map[string]measureRef // by measure key
 }
 
+// window computes the typed metrics (running totals, rolling windows,
+// period over period; docs/metrics.md) over the projection's rows: every
+// period of the time dimension from the first to the last one with rows
+// (a spine generated in SQL), for every combination of the other
+// dimensions, the typed metrics' per-period values windowed along time.
+// after are the time filters moved above the window so they choose the
+// periods returned without cutting the window's history short.
+type window struct {
+	origin
+	input   *project
+	time    int // index of the time dimension in input.dims
+	metrics []*selMetric
+	after   []dimFilter
+	frames  map[string]frame // by metric name
+}
+
+// frame is how one typed metric reads the per-period values: SUM over the
+// rows from preceding (-1: unbounded) to the current one, restarting at
+// each period of reset; or, lag > 0, the value lag periods back.
+type frame struct {
+	preceding int
+	reset     dialect.Grain
+	lag       int
+	output    string // lag or yearAgo: value, difference or ratio
+	// yearAgo: the value of the same date a year earlier (day grain),
+	// joined from the per-period values instead of counted back.
+	yearAgo bool
+}
+
 // measureRef is where a measure's value is: column col of group alias.
 type measureRef struct {
 	alias, col string
@@ -182,6 +225,7 @@ func (n *join) inputs() []node      { return []node{n.left, n.right} }
 func (n *filter) inputs() []node    { return []node{n.input} }
 func (n *distinct) inputs() []node  { return []node{n.input} }
 func (n *keyJoin) inputs() []node   { return []node{n.left, n.right} }
+func (n *convJoin) inputs() []node  { return []node{n.left, n.right} }
 func (n *aggregate) inputs() []node { return []node{n.input} }
 func (n *combine) inputs() []node {
 	out := make([]node, len(n.groups))
@@ -191,5 +235,6 @@ func (n *combine) inputs() []node {
 	return out
 }
 func (n *project) inputs() []node  { return []node{n.input} }
+func (n *window) inputs() []node   { return []node{n.input} }
 func (n *sortNode) inputs() []node { return []node{n.input} }
 func (n *limit) inputs() []node    { return []node{n.input} }

@@ -23,6 +23,26 @@ type measure struct {
 	sql       string   // rendered aggregate over dataset aliases
 	reads     []string // datasets its column references read (besides home)
 	countLike bool     // COUNT-family: 0, not NULL, where a group has no rows
+	// semi: a semi-additive metric's measure, summed per time value of
+	// the along field and then picked (rewrite_semiadditive.go).
+	semi *semiPick
+	// conv: a conversion metric's measure (rewrite_conversion.go).
+	conv *convSpec
+}
+
+// convSpec is a conversion: rows of home (event A) whose entity has a row
+// of dataset to (event B) with the same entity from at to within after.
+type convSpec struct {
+	to                         string
+	entity, at, toEntity, toAt string // SQL over the datasets' aliases
+	count                      int
+	unit                       string // DATEADD unit: DAY, WEEK, MONTH, …
+}
+
+// semiPick is how a semi-additive measure picks one value along time:
+// along is the field's SQL, pick one of last, first, min, max.
+type semiPick struct {
+	along, alongName, pick string
 }
 
 // metricPlan is a metric decomposed into measures plus the expression that
@@ -32,6 +52,13 @@ type metricPlan struct {
 	measures []*measure
 	problem  *compiler.Problem
 	datatype ossie.Datatype // the metric's declared or inferred result type
+	// typ is the metric's type (running total, rolling window, period
+	// over period): combiner is then the per-period value the window node
+	// reads (rewrite_window.go). nil for a plain metric.
+	typ *compiler.MetricType
+	// countLike: the metric is one COUNT-family measure, 0 where a
+	// period has no row.
+	countLike bool
 }
 
 // prepared caches everything about an artifact that depends only on the
@@ -105,6 +132,29 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 		m := &p.art.Metrics[i]
 		mp := p.decompose(pr, m, map[string]bool{})
 		mp.datatype = m.Datatype
+		mp.typ = m.Type
+		if m.Type != nil && m.Type.Type == compiler.MetricConversion && mp.problem == nil && len(mp.measures) == 1 {
+			ms := *mp.measures[0]
+			t := m.Type
+			cs := &convSpec{to: strings.SplitN(t.ToEntity, ".", 2)[0], entity: pr.fieldSQL[t.Entity], at: pr.fieldSQL[t.At],
+				toEntity: pr.fieldSQL[t.ToEntity], toAt: pr.fieldSQL[t.ToAt], count: t.Count, unit: strings.ToUpper(t.Unit)}
+			ms.conv, ms.countLike = cs, false
+			ms.sql = d.Divide("COUNT(DISTINCT CASE WHEN "+cs.toEntity+" IS NOT NULL THEN "+cs.entity+" END)", "COUNT(DISTINCT "+cs.entity+")")
+			ms.key += "\x00conversion\x00" + m.Name
+			mp.measures = []*measure{&ms}
+			mp.combiner = expr.Ref{Qualifier: measureQualifier, Name: ms.key}
+		}
+		if m.Type != nil && m.Type.Type == compiler.MetricSemi && mp.problem == nil && len(mp.measures) == 1 {
+			// Its own measure, never shared with the plain aggregate.
+			ms := *mp.measures[0]
+			ms.semi = &semiPick{along: pr.fieldSQL[m.Type.Along], alongName: m.Type.Along, pick: m.Type.Pick}
+			ms.key += "\x00semi\x00" + m.Type.Along + "\x00" + m.Type.Pick
+			mp.measures = []*measure{&ms}
+			mp.combiner = expr.Ref{Qualifier: measureQualifier, Name: ms.key}
+		}
+		if r, ok := mp.combiner.(expr.Ref); ok && len(mp.measures) == 1 && r.Qualifier == measureQualifier {
+			mp.countLike = mp.measures[0].countLike
+		}
 		pr.metrics[m.Name] = mp
 	}
 	return pr

@@ -47,8 +47,12 @@ func render(p *Planner, pr *prepared, b *bound, root node) (string, compiler.Pro
 	if f, ok := n.(*filter); ok {
 		where, n = f, f.input
 	}
+	var win *window
+	if wn, ok := n.(*window); ok {
+		win, n = wn, wn.input
+	}
 	proj := n.(*project)
-	r.statement(proj, where, order, lim)
+	r.statement(proj, win, where, order, lim)
 	if len(r.probs) > 0 {
 		return "", r.probs
 	}
@@ -59,7 +63,7 @@ func (r *renderer) fail(code, path, msg string) {
 	r.probs = append(r.probs, compiler.Problem{Code: code, Severity: compiler.SeverityError, Path: path, Message: msg})
 }
 
-func (r *renderer) statement(proj *project, where *filter, order *sortNode, lim *limit) {
+func (r *renderer) statement(proj *project, win *window, where *filter, order *sortNode, lim *limit) {
 	w := &r.sql
 	c := proj.input
 	w.WriteString("WITH ")
@@ -73,6 +77,9 @@ func (r *renderer) statement(proj *project, where *filter, order *sortNode, lim 
 			return
 		}
 		w.WriteByte(')')
+	}
+	if win != nil && !r.windowCTEs(proj, win) {
+		return
 	}
 	w.WriteString(" SELECT ")
 	first := true
@@ -88,17 +95,22 @@ func (r *renderer) statement(proj *project, where *filter, order *sortNode, lim 
 			r.ident(m.name)
 		}
 	}
-	w.WriteString(" FROM (SELECT ")
-	if !r.project(proj) {
+	if win != nil {
+		w.WriteString(` FROM "w" AS "q"`)
+	} else {
+		w.WriteString(" FROM (SELECT ")
+		if !r.project(proj) {
+			return
+		}
+		w.WriteString(`) AS "q"`)
+	}
+	conds := 0
+	if win != nil && !r.periodFilters(win, &conds) {
 		return
 	}
-	w.WriteString(`) AS "q"`)
 	if where != nil {
-		w.WriteString(" WHERE ")
-		for i, f := range where.metrics {
-			if i > 0 {
-				w.WriteString(" AND ")
-			}
+		for _, f := range where.metrics {
+			r.and(&conds)
 			pred, err := predicate(r.d, `"q".`+r.d.QuoteIdent(f.metric), f.op, f.val, kindNumber, r.b.now, r.b.loc)
 			if err != nil {
 				r.fail(compiler.CodeBadFilter, at("filters", f.index), err.Error())
@@ -272,8 +284,6 @@ func (r *renderer) crossJoin(groups []*aggregate) {
 // rewrite_fanout.go when keyed).
 func (r *renderer) aggregate(g *aggregate) bool {
 	w := &r.sql
-	w.WriteString("SELECT ")
-	first := true
 	in := g.input
 	var where *filter
 	if !g.keyed {
@@ -281,6 +291,11 @@ func (r *renderer) aggregate(g *aggregate) bool {
 			where, in = f, f.input
 		}
 	}
+	if g.semi != nil {
+		return r.renderSemi(g, in, where)
+	}
+	w.WriteString("SELECT ")
+	first := true
 	for i, dm := range g.dims {
 		w.sep(&first)
 		if g.keyed {
@@ -336,6 +351,8 @@ func (r *renderer) from(n node) bool {
 		r.joinCond(n.rel)
 	case *keyJoin:
 		return r.keyJoin(n)
+	case *convJoin:
+		return r.convJoin(n)
 	}
 	return true
 }

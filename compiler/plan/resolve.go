@@ -338,8 +338,14 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 	}
 	if f == nil || !pol.field(name) {
 		msg := fmt.Sprintf("unknown dimension %q; dimensions are written dataset.field", dd.Field)
-		if dm := compiler.DidYouMean(name, s.fieldNames()); dm != "" {
-			msg += fmt.Sprintf("; did you mean %q?", dm)
+		// A grain suffix (`dataset.feild.month`) is not part of the typo:
+		// compare the field alone and suggest it with the grain.
+		probe, suffix := name, ""
+		if j := strings.LastIndexByte(name, '.'); grain == "" && j > 0 && isGrain(strings.ToLower(name[j+1:])) {
+			probe, suffix = name[:j], name[j:]
+		}
+		if dm := compiler.DidYouMean(probe, s.fieldNames()); dm != "" {
+			msg += fmt.Sprintf("; did you mean %q?", dm+suffix)
 		}
 		s.fail(compiler.CodeUnknownMember, path.String(), msg)
 		return nil
@@ -471,6 +477,8 @@ func isGrain(g string) bool {
 // field a date; contains/starts_with work on text and never get here typed.
 func kindOf(dm *dim) valueKind {
 	switch {
+	case dm.mask != nil:
+		return kindText
 	case dm.f.Datatype == ossie.TypeTime && dm.grain == "":
 		return kindClock
 	case dm.f.IsTime || dm.grain != "":

@@ -41,10 +41,16 @@ func (bl *builder) aggregatePerHome() {
 	n := 0
 	for _, m := range b.metrics {
 		for _, ms := range m.mp.measures {
-			g := bl.group(ms.home)
+			g := bl.group(ms)
 			if g == nil {
 				g = &group{agg: &aggregate{origin: origin{rwAggregate}, home: ms.home, alias: groupAlias(len(bl.groups)), dims: b.dims,
-					measures: make([]*measure, 0, 4), cols: make([]string, 0, 4)}}
+					measures: make([]*measure, 0, 4), cols: make([]string, 0, 4), semi: ms.semi, conv: ms.conv}}
+				if ms.semi != nil {
+					g.agg.rewrite = rwSemi
+				}
+				if ms.conv != nil {
+					g.agg.rewrite = rwConversion
+				}
 				bl.groups = append(bl.groups, g)
 			} else if hasMeasure(g.agg.measures, ms.key) {
 				continue // identical aggregates share a column
@@ -55,7 +61,7 @@ func (bl *builder) aggregatePerHome() {
 		}
 	}
 	for _, g := range bl.groups {
-		if !bl.reach(g) {
+		if !bl.reach(g) || !bl.semiReach(g) {
 			continue
 		}
 		want := g.need
@@ -71,6 +77,11 @@ func (bl *builder) aggregatePerHome() {
 			}
 		}
 		var in node = bl.joins(g, &scan{origin: origin{rwAggregate}, dataset: g.agg.home}, want, rwAggregate)
+		if g.agg.conv != nil {
+			if in = bl.conversion(g, in, want); in == nil {
+				continue
+			}
+		}
 		if len(b.filters) > 0 {
 			in = &filter{origin: origin{rwAggregate}, input: in, dims: b.filters}
 		}
@@ -87,10 +98,14 @@ func hasMeasure(ms []*measure, key string) bool {
 	return false
 }
 
-// group returns the group at home, or nil.
-func (bl *builder) group(home string) *group {
+// group returns the group measure ms belongs to, or nil: the one at its
+// home, or for a semi-additive measure its own (rewrite_semiadditive.go).
+func (bl *builder) group(ms *measure) *group {
 	for _, g := range bl.groups {
-		if g.agg.home == home {
+		if g.agg.home == ms.home && g.agg.semi == nil && g.agg.conv == nil && ms.semi == nil && ms.conv == nil {
+			return g
+		}
+		if (ms.semi != nil || ms.conv != nil) && g.agg.measures[0].key == ms.key {
 			return g
 		}
 	}

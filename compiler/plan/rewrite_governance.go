@@ -45,6 +45,9 @@ func mapScans(n node, f func(*scan) node) node {
 		n.input = mapScans(n.input, f)
 	case *distinct:
 		n.input = mapScans(n.input, f)
+	case *convJoin:
+		n.left = mapScans(n.left, f)
+		n.right = mapScans(n.right, f)
 	case *keyJoin:
 		mapScans(n.left, f)
 		n.right = mapScans(n.right, f)
@@ -55,6 +58,8 @@ func mapScans(n node, f func(*scan) node) node {
 			mapScans(g, f)
 		}
 	case *project:
+		mapScans(n.input, f)
+	case *window:
 		mapScans(n.input, f)
 	case *sortNode:
 		n.input = mapScans(n.input, f)

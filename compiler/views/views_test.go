@@ -85,3 +85,30 @@ func TestPlanSpec(t *testing.T) {
 		}
 	}
 }
+
+// A governed view of a typed metric (docs/metrics.md) holds the window
+// over rows the role's row filter admits.
+func TestPlanSpecTypedMetric(t *testing.T) {
+	typed := doc + `      - name: revenue_ytd
+        expression: {dialects: [{dialect: ANSI_SQL, expression: revenue}]}
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "cumulative", "window": "to_date", "grain": "year"}}'}]
+`
+	gov := &ossie.Governance{Roles: []ossie.Role{{Name: "positive", RowFilters: []ossie.RowFilter{{Dataset: "orders", Expression: "amount > 0"}}}}}
+	arts, probs := compiler.LoadGoverned([]byte(typed), []byte(`roles: [{name: positive, row_filters: [{dataset: orders, expression: "amount > 0"}]}]`), compiler.CompileOptions{})
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	v := v1alpha1.View{Name: "ytd", Role: "positive", Metrics: []string{"revenue_ytd"}, Dimensions: []v1alpha1.ViewDimension{{Field: "orders.day", Grain: "month"}}}
+	plans, probs := PlanSpec(&v1alpha1.SemanticModelSpec{Views: []v1alpha1.View{v}, Governance: gov}, arts, dialect.Postgres)
+	if probs.HasErrors() || len(plans) != 1 {
+		t.Fatalf("%+v %v", plans, probs)
+	}
+	sql := plans[0].SQL
+	if !strings.Contains(sql, `SUM("b"."revenue_ytd") OVER (PARTITION BY CAST(date_trunc('year', "s"."t") AS DATE)`) || !strings.Contains(sql, `WHERE ((("orders"."amount") > 0))`) {
+		t.Fatalf("view SQL lacks the year-to-date window or the row filter:\n%s", sql)
+	}
+	v.Dimensions = nil
+	if _, probs := PlanSpec(&v1alpha1.SemanticModelSpec{Views: []v1alpha1.View{v}, Governance: gov}, arts, dialect.Postgres); len(probs) != 1 || probs[0].Code != compiler.CodeWindowNoTime {
+		t.Fatalf("a view of a typed metric without a time grain: %v", probs)
+	}
+}

@@ -112,3 +112,6 @@ func hasParam(m map[string]string, name string) bool {
 	}
 	return false
 }
+
+// PoolSize is the pool's maximum number of connections (Config.MaxConns).
+func (e *Engine) PoolSize() int { return int(e.pool.Config().MaxConns) }

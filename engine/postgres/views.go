@@ -14,8 +14,12 @@ import (
 var _ engine.Viewer = (*Engine)(nil)
 
 // relationsSQL lists the relations of one schema of the connected
-// database ($2, when given, must be its name) with each view's comment.
-const relationsSQL = `SELECT c.relname, c.relkind = 'v', COALESCE(CASE WHEN c.relkind = 'v' THEN obj_description(c.oid, 'pg_class') END, '')
+// database ($2, when given, must be its name) with each view's comment and
+// whether a view lacks security_barrier (any spelling of a true boolean
+// reloption counts as set).
+const relationsSQL = `SELECT c.relname, c.relkind = 'v', COALESCE(CASE WHEN c.relkind = 'v' THEN obj_description(c.oid, 'pg_class') END, ''),
+  c.relkind = 'v' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_options_to_table(c.reloptions) o
+    WHERE o.option_name = 'security_barrier' AND lower(o.option_value) IN ('true', 'on', 'yes', '1', 't', 'y'))
 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = $1 AND ($2::text IS NULL OR $2::text = current_database())
   AND c.relkind IN ('r', 'v', 'm', 'f', 'p')`
@@ -35,7 +39,7 @@ func (e *Engine) Relations(ctx context.Context, schema []string) (map[string]eng
 	}
 	out := map[string]engine.Relation{}
 	var r engine.Relation
-	_, err = pgx.ForEachRow(rows, []any{&r.Name, &r.View, &r.Comment}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&r.Name, &r.View, &r.Comment, &r.Unguarded}, func() error {
 		out[r.Name] = r
 		return nil
 	})
@@ -53,6 +57,13 @@ func (e *Engine) Relations(ctx context.Context, schema []string) (map[string]eng
 // 42P16); the view is then dropped and created again in one transaction,
 // which loses the grants made on the view itself (grant SELECT on the
 // schema's tables by default privileges instead, docs/operator.md).
+//
+// Every view is a security barrier (WITH (security_barrier), in the
+// CREATE and in every CREATE OR REPLACE, which otherwise resets the
+// view's options): PostgreSQL then applies the view's row filter before
+// any predicate of its reader that is not leakproof, so a reader's own
+// function (a temporary function raising a notice per row) sees only the
+// rows the filter admits (PostgreSQL docs, "Rules and Privileges").
 func (e *Engine) ApplyView(ctx context.Context, v engine.ViewDef) error {
 	err := e.applyView(ctx, v, false)
 	var pe *pgconn.PgError
@@ -61,6 +72,9 @@ func (e *Engine) ApplyView(ctx context.Context, v engine.ViewDef) error {
 	}
 	return e.classify(ctx, err)
 }
+
+// barrier is the view clause between the view's name and its query.
+const barrier = " WITH (security_barrier) AS "
 
 func (e *Engine) applyView(ctx context.Context, v engine.ViewDef, recreate bool) error {
 	tx, err := e.pool.Begin(ctx)
@@ -80,11 +94,11 @@ func (e *Engine) applyView(ctx context.Context, v engine.ViewDef, recreate bool)
 	}
 	switch {
 	case recreate:
-		stmts = append(stmts, "DROP VIEW IF EXISTS "+rel, "CREATE VIEW "+rel+" AS "+v.Query)
+		stmts = append(stmts, "DROP VIEW IF EXISTS "+rel, "CREATE VIEW "+rel+barrier+v.Query)
 	case v.Replace:
-		stmts = append(stmts, "CREATE OR REPLACE VIEW "+rel+" AS "+v.Query)
+		stmts = append(stmts, "CREATE OR REPLACE VIEW "+rel+barrier+v.Query)
 	default:
-		stmts = append(stmts, "CREATE VIEW "+rel+" AS "+v.Query)
+		stmts = append(stmts, "CREATE VIEW "+rel+barrier+v.Query)
 	}
 	stmts = append(stmts, "COMMENT ON VIEW "+rel+" IS "+dialect.Postgres.QuoteString(v.Comment))
 	for _, s := range stmts {

@@ -8,9 +8,8 @@ import (
 	"github.com/ossie-dev/ossie/engine/trino"
 )
 
-// Trino cannot run here (the protocol test server is backed by DuckDB and
-// has no Trino catalog tables), so the DDL is checked as text: every
-// identifier quoted, the comment an escaped literal, schema first.
+// The DDL as text: every identifier quoted, the comment an escaped
+// literal, schema first. A real Trino runs it in TestRealGovernedViews.
 func TestViewStatements(t *testing.T) {
 	got := trino.ViewStatements(engine.ViewDef{
 		Schema: []string{"hive", `bi"views`}, Name: "it's", Query: "SELECT 1 AS a", Comment: "owner's", Replace: true,

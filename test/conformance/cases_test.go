@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/test/cases/casefile"
 )
 
@@ -35,6 +36,23 @@ func TestSharedCases(t *testing.T) {
 // and daylight-saving changes, which no shared case covers.
 var tzCases = []string{filepath.Join("testdata", "TZ-01")}
 
+// metricCases are this suite's cases of metric types (docs/metrics.md):
+// running totals, grain-to-date, rolling windows, period over period,
+// semi-additive balances and conversion.
+var metricCases = []string{filepath.Join("testdata", "MT-01"), filepath.Join("testdata", "MT-02"), filepath.Join("testdata", "MT-03"), filepath.Join("testdata", "MT-04")}
+
+// TestMetricTypeCases runs metricCases like the time-zone cases, each
+// expected answer first proven by its check_sql on DuckDB.
+func TestMetricTypeCases(t *testing.T) {
+	for _, dir := range metricCases {
+		c, err := casefile.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(c.ID, func(t *testing.T) { runCase(t, c, "metric types", true) })
+	}
+}
+
 // TestTimeZoneCases runs tzCases like the shared cases, after proving
 // each expected answer with its check_sql on DuckDB.
 func TestTimeZoneCases(t *testing.T) {
@@ -53,6 +71,10 @@ func TestTimeZoneCases(t *testing.T) {
 func runCase(t *testing.T, c *casefile.Case, group string, checkSQL bool) {
 	tgs, _ := openTargets(t, "case_"+strings.ToLower(strings.ReplaceAll(c.ID, "-", "_")))
 	for _, tg := range tgs {
+		if tg.name == trinoName {
+			copyTablesToTrino(t, tgs[0].eng.(*duckdb.Engine), "main", tg)
+			continue
+		}
 		if err := execScript(tg, c.TablesSQL); err != nil {
 			t.Fatalf("%s: loading tables.sql on %s: %v", c.ID, tg.name, err)
 		}

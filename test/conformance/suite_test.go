@@ -7,13 +7,11 @@
 //   - DuckDB, embedded (engine/duckdb);
 //   - PostgreSQL, a real server started by test/pgtest (skipped loudly when
 //     no installation exists, a failure with OSSIE_REQUIRE_POSTGRES=1);
-//   - Trino's client protocol: engine/trino (trino-go-client) against
-//     engine/trino/trinotest, which answers Trino SQL on DuckDB with
-//     Trino's semantics emulated where they differ (see its emulate.go).
-//     This proves the Trino dialect's SQL shapes, the client, value
-//     conversion and Trino's division, NULL and time-zone rules as
-//     emulated; it does not prove that a real Trino accepts the SQL
-//     (the planner goldens pin that text).
+//   - Trino, a real single-node coordinator started by test/trinoserver
+//     (the release scripts/trino.sh fetches; skipped loudly when it is not
+//     installed, a failure with OSSIE_REQUIRE_TRINO=1), through
+//     engine/trino and trino-go-client, each case group in its own schema
+//     of the memory connector.
 //
 // The cases: every shared case of test/cases and the suite's own time-zone
 // case testdata/TZ-01 (cases_test.go), the flights example questions on
@@ -42,8 +40,8 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/engine/trino"
-	"github.com/ossie-dev/ossie/engine/trino/trinotest"
 	"github.com/ossie-dev/ossie/test/pgtest"
+	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
 // Tolerance is the suite's one numeric tolerance: relative, and absolute
@@ -62,22 +60,10 @@ const (
 
 var engineNames = []string{duckName, postgresStr, trinoName}
 
-// trinoServer is the package's one Trino protocol server; each case group
-// gets its own schema in it.
-var trinoServer *trinotest.Server
-
-const trinoPassword = "conformance-pw"
-
 func TestMain(m *testing.M) {
 	begin := time.Now()
-	var err error
-	trinoServer, err = trinotest.New("ossie", trinoPassword, 500)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "conformance: cannot start the Trino protocol server:", err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	trinoServer.Stop()
+	trinoserver.StopShared()
 	pgtest.StopShared()
 	fmt.Fprintf(os.Stderr, "conformance: %s wall time; %s\n", time.Since(begin).Round(time.Millisecond), counts.summary())
 	os.Exit(code)
@@ -126,9 +112,10 @@ type target struct {
 }
 
 // openTargets opens the three engines on a fresh, empty namespace called
-// ns: an in-memory DuckDB, a new PostgreSQL database and a new schema of
-// the Trino server (the session schema of its engine). All close when t
-// ends. pgDSN is the PostgreSQL database's DSN, for bulk loads.
+// ns: an in-memory DuckDB, a new PostgreSQL database and a new schema
+// ns_N of the memory catalog of the Trino server (the session schema of
+// its engine). All close when t ends. pgDSN is the PostgreSQL database's
+// DSN, for bulk loads.
 func openTargets(t *testing.T, ns string) (tgs []target, pgDSN string) {
 	t.Helper()
 	ctx := context.Background()
@@ -145,10 +132,9 @@ func openTargets(t *testing.T, ns string) (tgs []target, pgDSN string) {
 	}
 	t.Cleanup(func() { pg.Close() })
 
-	if _, err := trinoServer.DB.Exec(`CREATE SCHEMA IF NOT EXISTS memory."` + ns + `"`); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trino.Open(ctx, trino.Config{DSN: trinoServer.DSN("memory", ns), HTTPClient: trinoServer.Client, RetryTimeout: 5 * time.Second})
+	srv := trinoserver.Shared(t)
+	schema := srv.NewSchema(t, ns)
+	tr, err := trino.Open(ctx, trino.Config{DSN: srv.DSN(trinoserver.AdminUser, "memory", schema), RetryTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

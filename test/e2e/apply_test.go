@@ -133,9 +133,10 @@ var _ = Describe("a model applied with kubectl", Ordered, func() {
 	It("with an invalid change, lists every problem and keeps serving the old version", func() {
 		sm := getModel(Default, ns, "shop")
 		// Two independent mistakes in one edit: a relationship to a
-		// dataset that does not exist, a metric over a field that does not.
+		// dataset that does not exist, a metric over a dataset that does not
+		// (a column that is no field is only a warning, checked at bind time).
 		sm.Spec.SemanticModel[0].Relationships[0].To = "customers"
-		sm.Spec.SemanticModel[0].Metrics[0].Expression.Dialects[0].Expression = "SUM(orders.amount_typo)"
+		sm.Spec.SemanticModel[0].Metrics[0].Expression.Dialects[0].Expression = "SUM(orders_typo.amount)"
 		Expect(k8s.Update(suiteCtx, sm)).To(Succeed())
 		Expect(sm.Generation).To(Equal(int64(2)))
 
@@ -158,7 +159,7 @@ var _ = Describe("a model applied with kubectl", Ordered, func() {
 		), "status.problems: every problem of the edit")
 		msg := findCondition(sm, v1alpha1.ConditionValidated).Message
 		Expect(msg).To(ContainSubstring("customers"))
-		Expect(msg).To(ContainSubstring("amount_typo"))
+		Expect(msg).To(ContainSubstring("orders_typo"))
 		Expect(sm.Status.PublishedVersion).To(Equal(v1))
 		Expect(sm.Status.AttemptedVersion).To(BeEmpty())
 

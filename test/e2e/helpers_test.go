@@ -153,14 +153,16 @@ type problem struct {
 	Detail string `json:"detail"`
 }
 
-// queryServer POSTs q to /v1/models/{model}/query.
+// queryServer POSTs q to /v1/models/{model}/query, or, for a model
+// written namespace/name, to /v1/namespaces/{namespace}/models/{name}/query
+// (a name that two namespaces publish is only served that way).
 func queryServer(model, q string) (int, server.Response, problem) {
 	GinkgoHelper()
 	var resp server.Response
 	var prob problem
 	ctx, cancel := context.WithTimeout(suiteCtx, 20*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ossieURL+"/v1/models/"+model+"/query", strings.NewReader(q))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ossieURL+modelPath(model)+"/query", strings.NewReader(q))
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
@@ -372,4 +374,12 @@ func settle(op *operatorInstance, ns, name string) {
 		g.Expect(cached.ResourceVersion).To(Equal(current.ResourceVersion))
 	}).Should(Succeed())
 	waitPasses(op, ns, name, op.api.passesOf(ns, name), 1)
+}
+
+// modelPath is the API path of model, "name" or "namespace/name".
+func modelPath(model string) string {
+	if ns, name, ok := strings.Cut(model, "/"); ok {
+		return "/v1/namespaces/" + ns + "/models/" + name
+	}
+	return "/v1/models/" + model
 }

@@ -86,7 +86,9 @@ var _ = Describe("an operator restart mid-way", Ordered, func() {
 		Expect(cmR.Annotations).To(Equal(cmS.Annotations))
 
 		Eventually(func(g Gomega) {
-			g.Expect(expectAnswer(g, model, byRegionQuery, byRegionRows, byRegionSQL, schema)).To(Equal(v2))
+			// The control namespace publishes the same model name, so the
+			// restarted model is addressed by its namespace.
+			g.Expect(expectAnswer(g, ns+"/"+model, byRegionQuery, byRegionRows, byRegionSQL, schema)).To(Equal(v2))
 		}).Should(Succeed())
 
 		By("a standby replica waits and writes nothing while B leads")

@@ -10,6 +10,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server"
 )
 
 // BenchmarkPlanFlights plans a 3-metric, 2-dimension query (one of them a
@@ -83,6 +84,118 @@ func BenchmarkServerVsRawSQL(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := e.srv.Answer(ctx, "flights", q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("raw", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.eng.Query(ctx, hand, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+}
+
+// flightsTyped are metric types (docs/metrics.md) on the flights model,
+// appended to its metrics list for the benchmark below.
+const flightsTyped = `
+      - name: flight_count_running
+        expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count}]}
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "cumulative", "window": "all"}}'}]
+      - name: flight_count_prior_year
+        expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count}]}
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "period_over_period", "offset": "prior_year", "output": "value"}}'}]
+      - name: flight_count_prior_period
+        expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count}]}
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "period_over_period", "offset": "prior_period", "output": "value"}}'}]
+`
+
+// BenchmarkPlanFlightsWindow plans a running total and a prior-year
+// comparison by origin state and month on the flights model.
+func BenchmarkPlanFlightsWindow(b *testing.B) {
+	data, err := os.ReadFile(modelFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	arts, probs := compiler.Load(append(data, flightsTyped...), compiler.CompileOptions{})
+	if probs.HasErrors() {
+		b.Fatalf("model: %v", probs)
+	}
+	p, err := plan.New(arts[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := &plan.Query{
+		Metrics:    []string{"flight_count", "flight_count_running", "flight_count_prior_year"},
+		Dimensions: []plan.Dimension{{Field: "origin.state"}, {Field: "flights.departure_time", Grain: "month"}},
+		Filters:    []plan.Filter{{Field: "flights.departure_time", Op: "in_date_range", Values: []any{"2024-01-01", "2024-12-31"}}},
+	}
+	if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
+		b.Fatalf("plan: %v", probs)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
+			b.Fatal(probs)
+		}
+	}
+}
+
+// BenchmarkWindowVsRawSQL answers a running total and a prior-period
+// comparison of flights by origin state and month, through server.Answer
+// and as hand-written SQL (a month spine crossed with the states, window
+// functions) on the same DuckDB database; the ratio server/raw is the
+// overhead of the metric types. Full 3 M rows when fetched, else the
+// sample.
+func BenchmarkWindowVsRawSQL(b *testing.B) {
+	dir := sampleDir
+	if _, err := os.Stat(filepath.Join(fullDir, "flights-3m.parquet")); err == nil {
+		dir = fullDir
+	}
+	e := newEnv(b, dir)
+	ctx := context.Background()
+	data, err := os.ReadFile(modelFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	arts, probs := compiler.Load(append(data, flightsTyped...), compiler.CompileOptions{})
+	if probs.HasErrors() {
+		b.Fatalf("model: %v", probs)
+	}
+	srv, err := server.New(server.Config{Engine: e.eng, Models: arts})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := e.raw(ctx, b, "SELECT COUNT(*) FROM flights")[0][0]
+	q := &plan.Query{
+		Metrics:    []string{"flight_count", "flight_count_running", "flight_count_prior_period"},
+		Dimensions: []plan.Dimension{{Field: "origin.state"}, {Field: "flights.departure_time", Grain: "month"}},
+	}
+	hand := `WITH per AS (SELECT o.state, CAST(date_trunc('month', f.date) AS DATE) AS m, COUNT(*) AS n
+		  FROM flights f LEFT JOIN airports o ON f.origin = o.iata GROUP BY 1, 2),
+		months AS (SELECT CAST(g AS DATE) AS m FROM generate_series((SELECT MIN(m) FROM per), (SELECT MAX(m) FROM per), INTERVAL 1 MONTH) AS t(g)),
+		states AS (SELECT DISTINCT state FROM per)
+		SELECT s.state, months.m, COALESCE(per.n, 0),
+		  SUM(COALESCE(per.n, 0)) OVER (PARTITION BY s.state ORDER BY months.m),
+		  LAG(COALESCE(per.n, 0)) OVER (PARTITION BY s.state ORDER BY months.m)
+		FROM months CROSS JOIN states s LEFT JOIN per ON per.m = months.m AND per.state IS NOT DISTINCT FROM s.state
+		ORDER BY 1 NULLS LAST, 2`
+	res, err := srv.Answer(ctx, "flights", q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if diff := sameRows(e.raw(ctx, b, hand), res.Rows); diff != "" {
+		b.Fatalf("server and raw SQL disagree: %s", diff)
+	}
+	b.Logf("flights: %v rows from %s; %d answer rows", n, e.flightsFile, len(res.Rows))
+	b.Run(fmt.Sprintf("rows=%v", n), func(b *testing.B) {
+		b.Run("server", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := srv.Answer(ctx, "flights", q); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -120,7 +120,7 @@ func Start() (*Server, error) {
 	// A port picked free can be taken before postgres binds it; retry.
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		s.port, err = freePort()
+		s.port, err = FreePort()
 		if err != nil {
 			return fail(err)
 		}
@@ -244,6 +244,9 @@ func (s *Server) StartServer() error {
 	// server to shut down (SIGINT = fast shutdown) instead of leaving an
 	// orphan holding the port.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGINT
+	// Ctrl-C in a terminal (make cluster-demo) reaches the program, which
+	// stops the server itself, not the server directly.
+	cmd.SysProcAttr.Setpgid = true
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return fmt.Errorf("pgtest: start postgres: %w", err)
@@ -352,8 +355,9 @@ func waitReady(dsn string, exited <-chan struct{}) error {
 	return fmt.Errorf("not ready after %s: %v", startTimeout, last)
 }
 
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
+// FreePort asks the kernel for a free loopback port (closed again, so
+// another process may take it before the caller binds it).
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

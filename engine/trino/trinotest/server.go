@@ -1,14 +1,20 @@
-// Package trinotest is a Trino coordinator for tests: an httptest server
-// that speaks the client REST protocol (POST /v1/statement, nextUri paging,
-// columns with type signatures, error objects, DELETE to cancel; Trino
-// documentation, "Client protocol") and answers by running the SQL on an
-// in-process DuckDB, with Trino's rules emulated where the two engines
-// differ (emulate.go: integer division, parameterised temporal types,
-// functions such as date_diff), and Trino's access control emulated by
-// Deny. It proves that the real trino-go-client, the engine's conversion
-// and its error classification work end to end, and that Trino SQL
-// computes the expected answers under the emulated rules; it does not
-// prove that Trino accepts the SQL, since DuckDB parses it.
+// Package trinotest is a stand-in Trino coordinator for tests: an
+// httptest server that speaks the client REST protocol (POST
+// /v1/statement, nextUri paging, columns with type signatures, error
+// objects, DELETE to cancel; Trino documentation, "Client protocol") and
+// answers by running the SQL on an in-process DuckDB.
+//
+// Its place is what a real Trino cannot be made to do on demand: a chosen
+// page size (paging edge cases), injected error objects (FailNext: a full
+// queue, a lost worker), basic auth over TLS with a wrong password, a
+// server that vanishes mid-test. Trino's semantics, its error names for
+// drift and access control, view storage and the Trino dialect's answers
+// are proven on a real Trino (test/trinoserver, engine/trino real_test.go,
+// test/conformance), not here. The rules emulate.go still rewrites
+// (integer division, parameterised temporal types, some functions) keep
+// the wiring tests of other packages (catalog drafting, ossiectl, the
+// operator and server commands) answering Trino-spelled SQL; they are not
+// evidence of what Trino computes.
 package trinotest
 
 import (

@@ -79,6 +79,9 @@ func demo(ctx context.Context, o options, w io.Writer) error {
 			more = " (truncated by the server's row cap)"
 		}
 		fmt.Fprintf(w, "\n%d rows%s, answered in %s.\n", res.RowCount, more, took)
+		if q.Note != "" {
+			fmt.Fprintf(w, "%s\n", q.Note)
+		}
 		if o.showSQL {
 			fmt.Fprintf(w, "\nSQL:\n%s\n", indent(res.SQL, "    "))
 		}

@@ -6,6 +6,8 @@ import "github.com/ossie-dev/ossie/compiler/plan"
 type question struct {
 	Title string
 	Query plan.Query
+	// Note, when set, is printed under the answer.
+	Note string
 }
 
 // questions are the answers `make demo` prints. Each is an ordinary query
@@ -28,6 +30,8 @@ func questions() []question {
 				Dimensions: []plan.Dimension{{Field: "flights.departure_time", Grain: "month"}},
 				OrderBy:    []plan.Order{{Key: "flights.departure_time.month"}},
 			},
+			Note: "On the full data a seventh month appears with a handful of flights: flights scheduled late on\n" +
+				"30 June that departed at or after midnight are dated 1 July (departure_time is the actual departure).",
 		},
 		{
 			Title: "Where do arriving flights land on time? (destination states with at least 100 arrivals, best 10)",

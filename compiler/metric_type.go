@@ -1,0 +1,259 @@
+package compiler
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/ossie-dev/ossie/compiler/expr"
+)
+
+// Metric types (docs/metrics.md). The metric's expression is the
+// per-period value; the type says how it is windowed along the query's
+// time dimension.
+const (
+	MetricCumulative = "cumulative"         // running total, over all time or to date
+	MetricRolling    = "rolling"            // the last Count Units
+	MetricPeriodOver = "period_over_period" // compared with the prior period or year
+	MetricSemi       = "semi_additive"      // summed across dimensions, picked along a time field
+	MetricConversion = "conversion"         // share of entities doing A then B within a window
+)
+
+// MetricType is a metric's typed parameters, version 1 (the "metric" key
+// of its OSSIE custom extension, schema/metric-type.v1.schema.json), as the artifact
+// keeps them. Which fields are set depends on Type (the schema enforces
+// it): cumulative has Window ("all" or "to_date") and, to date, Grain
+// (week, month, quarter, year); rolling has Count and Unit (day … year);
+// period_over_period has Offset ("prior_period", "prior_year") and Output
+// ("value", "difference", "ratio"); semi_additive has Along (a time
+// field "dataset.field" of the dataset the expression aggregates) and
+// Pick ("last", "first", "min", "max").
+type MetricType struct {
+	Version int    `json:"version"`
+	Type    string `json:"type"`
+	Window  string `json:"window,omitempty"`
+	Grain   string `json:"grain,omitempty"`
+	Count   int    `json:"count,omitempty"`
+	Unit    string `json:"unit,omitempty"`
+	Offset  string `json:"offset,omitempty"`
+	Output  string `json:"output,omitempty"`
+	Along   string `json:"along,omitempty"`
+	Pick    string `json:"pick,omitempty"`
+	// conversion: Entity and At on the metric's dataset (event A),
+	// ToEntity and ToAt on the dataset of event B; Count and Unit bound
+	// how long after A event B may happen.
+	Entity   string `json:"entity,omitempty"`
+	At       string `json:"at,omitempty"`
+	ToEntity string `json:"to_entity,omitempty"`
+	ToAt     string `json:"to_at,omitempty"`
+}
+
+// MetricTypeSchemaJSON is the JSON Schema (draft 2020-12) of MetricType,
+// version 1, published for editors and other tools.
+//
+//go:embed schema/metric-type.v1.schema.json
+var MetricTypeSchemaJSON []byte
+
+const metricTypeSchemaURL = "https://ossie.dev/schema/metric-type.v1.schema.json"
+
+var metricTypeSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(MetricTypeSchemaJSON))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(metricTypeSchemaURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(metricTypeSchemaURL)
+})
+
+// metricTypeData is the "metric" value of a metric's OSSIE extension
+// (validate_extensions.go) and its path; raw is nil when there is none.
+type metricTypeData struct {
+	path string
+	raw  json.RawMessage
+}
+
+// checkMetricTypes validates every metric's type parameters, the "metric"
+// key of its OSSIE custom extension, after the metrics' expressions and
+// the extensions are read. Problems: OSS2041 (a schema violation, one per
+// violation, at its path), OSS2042 (a windowed expression that is not one
+// additive aggregate), OSS2043 (a metric that refers to a typed metric),
+// OSS2044 (a semi-additive along field that does not fit).
+func (mc *modelCheck) checkMetricTypes() {
+	mc.metricTypes = make([]*MetricType, len(mc.m.Metrics))
+	for i, d := range mc.metricTypeRaw {
+		if d.raw != nil {
+			mc.metricTypes[i] = mc.metricType(d.path, d.raw)
+		}
+	}
+	for i, t := range mc.metricTypes {
+		if t == nil || !mc.metricExprs[i].ok || t.Type == MetricConversion {
+			continue
+		}
+		if !additive(mc.metricExprs[i].node, mc, map[string]bool{}) {
+			mc.errorf(CodeMetricTypeNotAdditive, mc.metricPath(i)+".expression", "a %s metric windows its expression, which must be one SUM or COUNT (not DISTINCT), or a metric that is one: sums of periods are then the sum over the window", t.Type)
+		}
+	}
+	for i, t := range mc.metricTypes {
+		if t != nil && t.Type == MetricSemi && mc.metricExprs[i].ok {
+			mc.checkAlong(i, t)
+		}
+		if t != nil && t.Type == MetricConversion && mc.metricExprs[i].ok {
+			mc.checkConversion(i, t)
+		}
+	}
+	for i := range mc.m.Metrics {
+		for _, dep := range mc.metricExprs[i].deps {
+			if j, ok := mc.metrics.find(dep, false); ok && mc.metricTypes[j] != nil {
+				mc.errorf(CodeMetricTypeRef, mc.metricPath(i)+".expression", "metric %s refers to %s, a %s metric; a typed metric is queried on its own, not used inside another metric", mc.m.Metrics[i].Name, dep, mc.metricTypes[j].Type)
+			}
+		}
+	}
+}
+
+// checkAlong requires a semi-additive metric's along field to be a time
+// field of the one dataset its expression aggregates (OSS2044).
+func (mc *modelCheck) checkAlong(i int, t *MetricType) {
+	path := mc.metricPath(i) + ".custom_extensions"
+	ds, field, _ := strings.Cut(t.Along, ".")
+	datasets := mc.metricExprs[i].datasets
+	if len(datasets) != 1 || datasets[0] != ds {
+		mc.errorf(CodeMetricTypeAlong, path, "along %s: a semi-additive metric picks along a time field of the dataset it aggregates (%s)", t.Along, strings.Join(datasets, ", "))
+		return
+	}
+	d, _ := mc.datasets.find(ds, false)
+	for _, f := range mc.m.Datasets[d].Fields {
+		if f.Name == field {
+			if !f.IsTime() {
+				mc.errorf(CodeMetricTypeAlong, path, "along %s: the field is not a time dimension", t.Along)
+			}
+			return
+		}
+	}
+	mc.errorf(CodeMetricTypeAlong, path, "along %s: dataset %s has no field %s", t.Along, ds, field)
+}
+
+// checkConversion requires a conversion's entity and at to be fields of
+// the one dataset the metric aggregates, at and to_at time fields, and
+// to_entity and to_at fields of one other dataset (OSS2045).
+func (mc *modelCheck) checkConversion(i int, t *MetricType) {
+	path := mc.metricPath(i) + ".custom_extensions"
+	datasets := mc.metricExprs[i].datasets
+	home := ""
+	if len(datasets) == 1 {
+		home = datasets[0]
+	}
+	toDS, _, _ := strings.Cut(t.ToEntity, ".")
+	for _, c := range []struct {
+		key, ref, ds string
+		time         bool
+	}{{"entity", t.Entity, home, false}, {"at", t.At, home, true}, {"to_entity", t.ToEntity, toDS, false}, {"to_at", t.ToAt, toDS, true}} {
+		ds, field, _ := strings.Cut(c.ref, ".")
+		if ds != c.ds || (c.key == "to_entity" && ds == home) {
+			where := "the dataset the metric aggregates (" + strings.Join(datasets, ", ") + ")"
+			if c.key == "to_entity" || c.key == "to_at" {
+				where = "the one dataset of event B, not " + home
+			}
+			mc.errorf(CodeMetricTypeConversion, path, "%s %s: must be a field of %s", c.key, c.ref, where)
+			continue
+		}
+		d, ok := mc.datasets.find(ds, false)
+		if !ok {
+			mc.errorf(CodeMetricTypeConversion, path, "%s %s: no dataset %s", c.key, c.ref, ds)
+			continue
+		}
+		found := false
+		for _, f := range mc.m.Datasets[d].Fields {
+			if f.Name == field {
+				found = true
+				if c.time && !f.IsTime() {
+					mc.errorf(CodeMetricTypeConversion, path, "%s %s: the field is not a time dimension", c.key, c.ref)
+				}
+			}
+		}
+		if !found {
+			mc.errorf(CodeMetricTypeConversion, path, "%s %s: dataset %s has no field %s", c.key, c.ref, ds, field)
+		}
+	}
+}
+
+// metricType validates one parameter object against the schema.
+func (mc *modelCheck) metricType(path string, raw json.RawMessage) *MetricType {
+	sch, err := metricTypeSchema()
+	if err != nil {
+		mc.errorf(CodeMetricTypeSchema, path, "internal error: the metric type schema does not compile: %v", err)
+		return nil
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil { // checkExtensions decoded it already
+		mc.errorf(CodeMetricTypeSchema, path, "not JSON: %v", err)
+		return nil
+	}
+	if err := sch.Validate(inst); err != nil {
+		verr, ok := err.(*jsonschema.ValidationError)
+		if !ok {
+			mc.errorf(CodeMetricTypeSchema, path, "%v", err)
+			return nil
+		}
+		pr := message.NewPrinter(language.English)
+		seen := map[string]bool{}
+		var leaves func(e *jsonschema.ValidationError)
+		leaves = func(e *jsonschema.ValidationError) {
+			if len(e.Causes) > 0 {
+				for _, c := range e.Causes {
+					leaves(c)
+				}
+				return
+			}
+			p := path
+			for _, tok := range e.InstanceLocation {
+				p += "." + tok
+			}
+			msg := e.ErrorKind.LocalizedString(pr)
+			if msg == "false schema" {
+				msg = fmt.Sprintf("not a parameter of this metric type; %s", metricTypeHelp)
+			}
+			if !seen[p+msg] {
+				seen[p+msg] = true
+				mc.errorf(CodeMetricTypeSchema, p, "%s", msg)
+			}
+		}
+		leaves(verr)
+		return nil
+	}
+	var t MetricType
+	if err := json.Unmarshal(raw, &t); err != nil {
+		mc.errorf(CodeMetricTypeSchema, path, "%v", err)
+		return nil
+	}
+	return &t
+}
+
+const metricTypeHelp = "cumulative takes window (all, to_date) and, to_date, grain; rolling takes count and unit; period_over_period takes offset and output; semi_additive takes along and pick; conversion takes entity, at, to_entity, to_at, count and unit (docs/metrics.md)"
+
+// additive reports whether n is one SUM or non-DISTINCT COUNT, or a
+// reference to a metric that is: only then is the sum of per-period values
+// the value over the window.
+func additive(n expr.Node, mc *modelCheck, seen map[string]bool) bool {
+	switch n := n.(type) {
+	case expr.Func:
+		return (n.Name == "SUM" || n.Name == "COUNT") && !n.Distinct
+	case expr.Ref:
+		if n.Qualifier != "" || seen[n.Name] {
+			return false
+		}
+		seen[n.Name] = true
+		j, ok := mc.metrics.find(n.Name, false)
+		return ok && mc.metricExprs[j].ok && additive(mc.metricExprs[j].node, mc, seen)
+	}
+	return false
+}

@@ -1,0 +1,119 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
+)
+
+// windowOf implements metric types (query-semantics.md, "Metric types";
+// docs/metrics.md): "a typed metric is windowed along the query's first
+// time dimension with a grain, over every period from the first to the
+// last with rows, restarting per group of the other dimensions; dimension
+// filters apply before the window, filters on the window's time field
+// choose the periods returned after it, metric filters apply after it".
+// It fires when the query computes a metric with a type. It then moves the
+// filters on the window's time field out of the aggregation (so a
+// year-to-date queried for March still sums January and February) and
+// returns the window node build puts over the projection; nil when it does
+// not fire or the query does not fit (OSS4060, OSS4061 in bl.probs).
+func (bl *builder) windowOf() *window {
+	b := bl.b
+	var typed []*selMetric
+	for _, m := range b.metrics {
+		if m.mp.typ != nil && m.mp.typ.Type != compiler.MetricSemi && m.mp.typ.Type != compiler.MetricConversion {
+			typed = append(typed, m)
+		}
+	}
+	if len(typed) == 0 {
+		return nil
+	}
+	t := -1
+	for i, dm := range b.dims {
+		if dm.grain != "" && dm.masked == nil && dm.mask == nil {
+			t = i
+			break
+		}
+	}
+	if t < 0 {
+		bl.fail(compiler.CodeWindowNoTime, "dimensions", fmt.Sprintf("metric %s is a %s metric: select a time dimension with a grain (day, week, month, quarter, year) to window it along", typed[0].name, typed[0].mp.typ.Type))
+		return nil
+	}
+	tm := b.dims[t]
+	w := &window{origin: origin{rwWindow}, time: t, metrics: typed, frames: make(map[string]frame, len(typed))}
+	for _, m := range typed {
+		fr, msg := frameOf(m.mp.typ, tm.grain)
+		if msg != "" {
+			bl.fail(compiler.CodeWindowGrain, "dimensions["+fmt.Sprint(t)+"].grain", fmt.Sprintf("metric %s: %s", m.name, msg))
+			continue
+		}
+		w.frames[m.name] = fr
+	}
+	kept := b.filters[:0:0]
+	for _, f := range b.filters {
+		if f.dm.ds == tm.ds && f.dm.field == tm.field {
+			w.after = append(w.after, f)
+		} else {
+			kept = append(kept, f)
+		}
+	}
+	b.filters = kept
+	return w
+}
+
+// grainRank orders the grains a window runs along; hour has none.
+var grainRank = map[dialect.Grain]int{dialect.Day: 1, dialect.Week: 2, dialect.Month: 3, dialect.Quarter: 4, dialect.Year: 5}
+
+// periodsPer is how many periods of the query grain (second) make one
+// unit (first) exactly; absent pairs do not nest.
+var periodsPer = map[[2]dialect.Grain]int{
+	{dialect.Day, dialect.Day}: 1, {dialect.Week, dialect.Day}: 7, {dialect.Week, dialect.Week}: 1,
+	{dialect.Month, dialect.Month}: 1, {dialect.Quarter, dialect.Month}: 3, {dialect.Year, dialect.Month}: 12,
+	{dialect.Quarter, dialect.Quarter}: 1, {dialect.Year, dialect.Quarter}: 4, {dialect.Year, dialect.Year}: 1,
+}
+
+// frameOf turns a metric type into its frame at query grain g, or says
+// why g does not fit.
+func frameOf(mt *compiler.MetricType, g dialect.Grain) (frame, string) {
+	if grainRank[g] == 0 {
+		return frame{}, fmt.Sprintf("windows run along day, week, month, quarter or year, not %s", g)
+	}
+	switch mt.Type {
+	case compiler.MetricCumulative:
+		fr := frame{preceding: -1}
+		if mt.Window == "to_date" {
+			reset := dialect.Grain(mt.Grain)
+			// Periods of g must nest in periods of reset: ISO weeks do not
+			// nest in months, quarters or years.
+			if grainRank[reset] <= grainRank[g] || (g == dialect.Week && reset != dialect.Week) {
+				return frame{}, fmt.Sprintf("%s-to-date restarts every %s, which %s periods do not divide; query a finer grain", reset, reset, g)
+			}
+			fr.reset = reset
+		}
+		return fr, ""
+	case compiler.MetricRolling:
+		per, ok := periodsPer[[2]dialect.Grain{dialect.Grain(mt.Unit), g}]
+		if !ok {
+			return frame{}, fmt.Sprintf("a window of %d %s is not a whole number of %s periods; query the %s grain or a grain that divides it", mt.Count, mt.Unit, g, mt.Unit)
+		}
+		return frame{preceding: mt.Count*per - 1}, ""
+	case compiler.MetricPeriodOver:
+		fr := frame{lag: 1, output: mt.Output}
+		if mt.Offset == "prior_year" {
+			per, ok := periodsPer[[2]dialect.Grain{dialect.Year, g}]
+			switch {
+			case ok:
+				fr.lag = per
+			case g == dialect.Day:
+				// Days of a year vary (leap years): the same date a year
+				// earlier is looked up, not counted back.
+				fr.lag, fr.yearAgo = 0, true
+			default:
+				return frame{}, fmt.Sprintf("the same %s a year earlier is not a whole number of %s periods back; query day, month, quarter or year", g, g)
+			}
+		}
+		return fr, ""
+	}
+	return frame{}, fmt.Sprintf("unknown metric type %q", mt.Type)
+}

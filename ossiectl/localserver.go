@@ -1,0 +1,82 @@
+package ossiectl
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server"
+)
+
+// localServerFlags are the flags of the commands that answer for model
+// files on this machine (serve, mcp): the files, the engine and the
+// answer limits.
+type localServerFlags struct {
+	models      []string
+	dbPath      string
+	loads       []string
+	gov         string
+	maxRows     int
+	timeout     time.Duration
+	opts        compiler.CompileOptions
+	ef          engineFlags
+	auditValues bool
+}
+
+func (l *localServerFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringSliceVar(&l.models, "models", nil, "model files (comma-separated or repeated); watched and reloaded when they change or on SIGHUP")
+	f.StringVar(&l.dbPath, "duckdb", "", "DuckDB database file (default: in-memory)")
+	f.StringArrayVar(&l.loads, "load", nil, "create `TABLE=FILE` from a Parquet/CSV file at start (repeatable)")
+	f.StringVar(&l.gov, "governance", "", "governance file (roles, row filters, masks; docs/governance.md) applied to every model file; watched too")
+	f.IntVar(&l.maxRows, "max-rows", server.DefaultMaxRows, "row cap per answer")
+	f.DurationVar(&l.timeout, "query-timeout", server.DefaultQueryTimeout, "time limit per query")
+	f.BoolVar(&l.auditValues, "audit-filter-values", false, "write filter values into the per-query audit log line (off: only the filtered members)")
+	compileFlags(cmd, &l.opts)
+	l.ef.register(cmd)
+}
+
+// open compiles the model files (printing every problem), opens the
+// engine and builds the server with cfg's other settings; the server
+// reloads the files when they change and on SIGHUP until ctx is done.
+// The caller closes the engine.
+func (l *localServerFlags) open(ctx context.Context, e *env, log *slog.Logger, cfg server.Config) (*server.Server, engine.Engine, error) {
+	if len(l.models) == 0 {
+		return nil, nil, usagef("needs --models FILE")
+	}
+	tables, err := parseLoads(l.loads)
+	if err != nil {
+		return nil, nil, err
+	}
+	files := server.ModelFiles{Paths: l.models, Governance: l.gov, Options: l.opts}
+	arts, err := files.Load()
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return nil, nil, failed
+	}
+	eng, err := l.ef.open(ctx, l.dbPath, tables, l.opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Model SQL must not reach the host: after loading, DuckDB may read
+	// only the models' own files (docs/server.md).
+	if err := server.Sandbox(ctx, eng, arts); err != nil {
+		eng.Close()
+		return nil, nil, failf("%v", err)
+	}
+	cfg.Engine, cfg.Models, cfg.MaxRows, cfg.QueryTimeout, cfg.Logger = eng, arts, l.maxRows, l.timeout, log
+	cfg.Audit = &server.AuditOptions{FilterValues: l.auditValues}
+	srv, err := server.New(cfg)
+	if err != nil {
+		eng.Close()
+		return nil, nil, failf("%v", err)
+	}
+	srv.WatchModelFiles(ctx, files, 0).ReloadOn(ctx, syscall.SIGHUP)
+	return srv, eng, nil
+}

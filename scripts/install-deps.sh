@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suites need when a machine lacks
+# them: the PostgreSQL 15 server binaries (test/pgtest starts its own
+# server from /usr/lib/postgresql/15/bin) and Maven (scripts/trino.sh
+# fetches Trino with `mvn dependency:copy`). Idempotent: nothing is
+# installed, and apt is not touched, when both are present.
+set -euo pipefail
+
+need=()
+[[ -x /usr/lib/postgresql/15/bin/initdb ]] || need+=(postgresql-15)
+command -v "${MVN:-mvn}" >/dev/null || need+=(maven)
+if ((${#need[@]} == 0)); then
+	exit 0
+fi
+if ! command -v apt-get >/dev/null; then
+	echo "install-deps: missing ${need[*]} and no apt-get; install them yourself" >&2
+	exit 1
+fi
+sudo=""
+if [[ $(id -u) != 0 ]]; then
+	sudo="sudo"
+fi
+echo "install-deps: installing ${need[*]}" >&2
+$sudo apt-get update >&2
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${need[@]}" >&2

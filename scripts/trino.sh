@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Fetches the Trino server the real-Trino test suites start (test/trinoserver)
+# into
+#   $BIN/trino/<version>/server/         trino-server-core, unpacked
+#   $BIN/trino/<version>/plugin/<name>/  only the connector plugins the tests use
+#   $BIN/trino/<version>/jdk             symlink to the Java runtime it runs on
+# with `mvn dependency:copy`, so the archives land in ~/.m2 and a second
+# checkout on the same machine downloads nothing. Docs: docs/trino.md.
+#
+# Idempotent: a complete install (marker file .complete naming the same
+# plugins) is kept and a warm run takes well under a second. The last line of
+# stdout is the absolute install directory; progress goes to stderr.
+#
+# Environment:
+#   BIN            default bin, relative to the repo root
+#   TRINO_VERSION  default 476: the newest io.trino:trino-server-core that
+#                  Maven Central serves here (483 is published for plugins
+#                  only); it needs Java 24 or later
+#   TRINO_PLUGINS  default "memory": plugin artifacts io.trino:trino-<name>
+#                  (zip), space-separated
+#   TRINO_JAVA_HOME  the JDK to run it with; default: the first of
+#                  $JAVA_HOME and /usr/lib/jvm/* whose java is 24 or newer
+#   MVN            default mvn
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN=${BIN:-bin}
+MVN=${MVN:-mvn}
+version=${TRINO_VERSION:-476}
+plugins=${TRINO_PLUGINS:-memory}
+min_java=24
+
+log() { printf 'trino: %s\n' "$*" >&2; }
+
+case $BIN in /*) bin_abs=$BIN ;; *) bin_abs="$root/$BIN" ;; esac
+dest="$bin_abs/trino/$version"
+want="version=$version plugins=$plugins"
+
+java_major() { # prints the feature version of $1/bin/java, or nothing
+	[[ -x $1/bin/java ]] || return 0
+	"$1/bin/java" -XshowSettings:properties -version 2>&1 |
+		awk -F'= ' '/java.specification.version/ { print $2; exit }'
+}
+
+find_java() {
+	local c major
+	for c in ${TRINO_JAVA_HOME:-} ${JAVA_HOME:-} /usr/lib/jvm/*; do
+		[[ -n $c ]] || continue
+		major=$(java_major "$c")
+		if [[ -n $major && $major -ge $min_java ]]; then
+			echo "$c"
+			return 0
+		fi
+	done
+	return 1
+}
+
+complete() {
+	[[ -f $dest/.complete && $(cat "$dest/.complete") == "$want" && -x $dest/jdk/bin/java ]]
+}
+
+if complete; then
+	echo "$dest"
+	exit 0
+fi
+
+mkdir -p "$dest"
+# Two test runs starting at once must not both download 200 MB nor unpack
+# over each other.
+exec 9>"$dest/.lock"
+flock 9
+if complete; then
+	echo "$dest"
+	exit 0
+fi
+
+if ! jdk=$(find_java); then
+	log "no Java $min_java or newer found (Trino $version needs it): set TRINO_JAVA_HOME to a JDK, e.g. /usr/lib/jvm/temurin-25-jdk-amd64"
+	exit 1
+fi
+log "running on Java $(java_major "$jdk") from $jdk"
+
+downloads="$dest/.download"
+rm -rf "$downloads"
+mkdir -p "$downloads"
+# fetch ARTIFACT: group:artifact:version:type into $downloads, through ~/.m2.
+fetch() {
+	local start
+	start=$(date +%s)
+	log "fetching $1"
+	if ! "$MVN" -B -q dependency:copy -Dartifact="$1" -DoutputDirectory="$downloads" >"$downloads/mvn.log" 2>&1; then
+		log "mvn dependency:copy $1 failed:"
+		grep -E 'ERROR' "$downloads/mvn.log" | head -5 >&2
+		exit 1
+	fi
+	log "fetched $1 in $(($(date +%s) - start))s"
+}
+
+fetch "io.trino:trino-server-core:$version:tar.gz"
+for p in $plugins; do
+	fetch "io.trino:trino-$p:$version:zip"
+done
+
+rm -rf "$dest/server" "$dest/plugin" "$dest/.complete"
+log "unpacking"
+mkdir -p "$dest/server" "$dest/plugin"
+tar -xzf "$downloads/trino-server-core-$version.tar.gz" -C "$dest/server" --strip-components=1
+for p in $plugins; do
+	unzip -q "$downloads/trino-$p-$version.zip" -d "$downloads/$p"
+	mv "$downloads/$p/trino-$p-$version" "$dest/plugin/$p"
+done
+ln -sfn "$jdk" "$dest/jdk"
+rm -rf "$downloads"
+echo "$want" >"$dest/.complete"
+log "installed Trino $version with plugins: $plugins"
+echo "$dest"

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"mime"
+	"net"
+	"net/http"
+
+	"github.com/ossie-dev/ossie/compiler"
+)
+
+// loopbackGuard protects a server without authentication that listens on
+// loopback, the developer's `ossiectl serve`: a web page in the
+// developer's browser can reach 127.0.0.1 by DNS rebinding (its own host
+// name resolving to 127.0.0.1) and post a "simple" cross-origin request.
+// Such requests carry the page's host name in Host, and a cross-origin
+// POST without a CORS preflight cannot send Content-Type
+// application/json. So, unless Config.AnyHost, every request must name a
+// loopback host (localhost, 127.0.0.0/8, ::1, any port; else 403
+// OSS5011) and every request with a body must be application/json (else
+// 415 OSS5012). A server with authentication is left alone: a browser
+// page has no bearer token to send.
+func (s *Server) loopbackGuard(next http.Handler) http.Handler {
+	if s.cfg.Auth != nil || s.cfg.AnyHost {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			host = r.Host
+		}
+		if !isLoopback(host) {
+			writeProblem(w, r, &Error{Status: http.StatusForbidden, Code: compiler.CodeHostRefused, Title: "Host not allowed",
+				Detail: "this server has no authentication and answers loopback host names only (localhost, 127.0.0.1, [::1])"})
+			return
+		}
+		if r.ContentLength != 0 && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+			if err != nil || mt != "application/json" {
+				writeProblem(w, r, &Error{Status: http.StatusUnsupportedMediaType, Code: compiler.CodeNotJSON, Title: "Unsupported media type",
+					Detail: "send the body with Content-Type: application/json"})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// AnyHost is Config.AnyHost for serving on addr: true only for --no-auth
+// on a non-loopback address, where the operator chose to expose an
+// ungoverned server and host names other than loopback are expected.
+func (f *AuthFlags) AnyHost(addr string) bool {
+	return f.NoAuth && CheckExposure(addr) != nil
+}

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ossie-dev/ossie/compiler"
+)
+
+// filesSource is the store source of local mode's model files.
+const filesSource = "files"
+
+// LoadErrorCompile counts a changed model or governance file that does
+// not compile (ossie_server_artifact_load_errors_total reason).
+const LoadErrorCompile = "compile"
+
+// ModelFiles are the inputs of local mode: model documents, an optional
+// governance file applied to each, and the compile options.
+type ModelFiles struct {
+	Paths      []string
+	Governance string
+	Options    compiler.CompileOptions
+}
+
+// Load compiles the files (LoadGovernedModelFiles): every problem of
+// every file at once in a *LoadError.
+func (f ModelFiles) Load() ([]*compiler.Artifact, error) {
+	return LoadGovernedModelFiles(f.Paths, f.Governance, f.Options)
+}
+
+func (f ModelFiles) all() []string {
+	if f.Governance == "" {
+		return f.Paths
+	}
+	return append(slices.Clone(f.Paths), f.Governance)
+}
+
+// digest hashes the files' names and contents; an unreadable file hashes
+// its error, so that it reading again later counts as a change.
+func (f ModelFiles) digest() [sha256.Size]byte {
+	h := sha256.New()
+	for _, p := range f.all() {
+		h.Write([]byte(p + "\x00"))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			h.Write([]byte("error: " + err.Error()))
+		}
+		h.Write(data)
+		h.Write([]byte{0})
+	}
+	var d [sha256.Size]byte
+	h.Sum(d[:0])
+	return d
+}
+
+// Reloader recompiles a local-mode server's model files when they change
+// and swaps the new models in atomically (Store.Set: requests already
+// planning keep the version they looked up). A change that does not
+// compile leaves the last good models serving; its problems are logged,
+// counted and shown in /readyz until a good version loads.
+type Reloader struct {
+	s     *Server
+	files ModelFiles
+	log   *slog.Logger
+
+	mu     sync.Mutex
+	digest [sha256.Size]byte
+}
+
+// WatchModelFiles watches files (the ones s was started with, as
+// Config.Models) until ctx is done: file-system events on their
+// directories (debounced) and a poll every interval (default
+// DefaultReloadInterval) reload them when their content changed.
+func (s *Server) WatchModelFiles(ctx context.Context, files ModelFiles, interval time.Duration) *Reloader {
+	r := &Reloader{s: s, files: files, log: s.cfg.Logger, digest: files.digest()}
+	var dirs []string
+	for _, p := range files.all() {
+		if d := filepath.Dir(p); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	go watchDirs(ctx, dirs, interval, r.log.With("watch", "model files"), func() { _ = r.reload(false) })
+	return r
+}
+
+// ReloadOn reloads the files on each of sigs (SIGHUP) until ctx is done,
+// even when their content looks unchanged; the signals then no longer
+// stop the process.
+func (r *Reloader) ReloadOn(ctx context.Context, sigs ...os.Signal) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	go func() {
+		defer signal.Stop(ch)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case sig := <-ch:
+				r.log.Info("reloading model files", "signal", sig.String())
+				_ = r.Reload()
+			}
+		}
+	}()
+}
+
+// Reload recompiles the files now and swaps them in; the error lists the
+// problems of a refused version (the last good one keeps serving).
+func (r *Reloader) Reload() error { return r.reload(true) }
+
+func (r *Reloader) reload(force bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := r.files.digest()
+	if !force && d == r.digest {
+		return nil
+	}
+	r.digest = d
+	src := Source{Key: filesSource}
+	arts, err := r.files.Load()
+	if err != nil {
+		r.s.store.Fail(src, LoadErrorCompile, err)
+		return err
+	}
+	if err := r.s.store.Set(src, arts); err != nil {
+		return err
+	}
+	versions := map[string]string{}
+	for _, a := range arts {
+		versions[a.Name] = a.Version
+	}
+	r.log.Info("reloaded model files", "models", versions)
+	return nil
+}
