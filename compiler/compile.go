@@ -2,7 +2,9 @@ package compiler
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 
@@ -19,6 +21,25 @@ type CompileOptions struct {
 	// Dialect, when set, is the engine the artifact is compiled for: a
 	// call it cannot compute is problem OSS3008 (validate_engine.go).
 	Dialect dialect.Dialect
+	// StoredTimezone is the install-wide IANA zone of the instants in naive
+	// DateTime fields whose field, dataset and model declare none (OSSIE
+	// extension `timezone`); "" means UTC. It is written into the
+	// artifact's fields (stored_timezone), so every planner of the artifact
+	// agrees. The caller checks it with CheckTimezone.
+	StoredTimezone string
+}
+
+// CheckTimezone returns an error naming tz unless it is "" (UTC) or an
+// IANA zone name time.LoadLocation knows ("Local" is refused: the
+// machine's zone would make answers depend on where they are computed).
+func CheckTimezone(tz string) error {
+	if tz == "" {
+		return nil
+	}
+	if _, err := time.LoadLocation(tz); err != nil || tz == "Local" {
+		return fmt.Errorf("%q is not an IANA time zone name (e.g. UTC, Europe/Amsterdam)", tz)
+	}
+	return nil
 }
 
 // Compile validates p (see Validate) and, when no problem is an error,
@@ -111,6 +132,9 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 				Expr:           exprOf(ce),
 				Dialects:       slices.Clone(fl.Expression.Dialects),
 				StoredTimezone: mc.fieldZones[d][f],
+			}
+			if ad.Fields[f].StoredTimezone == "" && fl.Datatype == ossie.TypeDateTime {
+				ad.Fields[f].StoredTimezone = opts.StoredTimezone
 			}
 		}
 		// Columns metrics read without a declared field become implicit

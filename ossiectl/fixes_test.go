@@ -270,8 +270,12 @@ semantic_model:
 // Small wording fixes: the metrics rule is the planner's, manifest names
 // a missing document, git errors end with one period.
 func TestErrorWording(t *testing.T) {
-	if code, _, errs := run(t, "", "sql", "testdata/shop.yaml", "--dimensions", "customers.state"); code != ExitUsage || !strings.Contains(errs, "a query needs at least one metric") {
-		t.Errorf("dimensions only: exit %d %s", code, errs)
+	if code, _, errs := run(t, "", "sql", "testdata/shop.yaml", "--limit", "3"); code != ExitUsage || !strings.Contains(errs, "a query needs at least one metric or dimension") {
+		t.Errorf("neither metrics nor dimensions: exit %d %s", code, errs)
+	}
+	// Dimensions alone list the distinct members (issue 12 item 7).
+	if code, out, errs := run(t, "", "sql", "testdata/shop.yaml", "--dimensions", "customers.state", "--explain"); code != 0 || !strings.Contains(out, "distinct members") {
+		t.Errorf("dimensions only: exit %d %s %s", code, out, errs)
 	}
 	missing := filepath.Join(t.TempDir(), "model.yaml")
 	if code, _, errs := run(t, "", "manifest", missing, "--name", "x"); code != ExitProblems || !strings.Contains(errs, "cannot read the document "+missing) || !strings.Contains(errs, "Next:") {
@@ -297,5 +301,40 @@ func TestSQLExplain(t *testing.T) {
 	}
 	if code != ExitOK || json.Unmarshal([]byte(out), &doc) != nil || !strings.Contains(doc.SQL, "SELECT") || !strings.Contains(doc.Explain, "scan orders") {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+}
+
+// --dimensions field@relationship and --filter field@relationship=... choose
+// the join path where the model has several (issue 12 item 3).
+func TestSQLVia(t *testing.T) {
+	model := filepath.Join("..", "test", "cases", "RW-03", "model.yaml")
+	code, out, errs := run(t, "", "sql", model, "--metrics", "revenue", "--dimensions", "calendar.month@orders_ship_date", "--explain")
+	if code != 0 || !strings.Contains(out, "left join calendar along orders_ship_date") || !strings.Contains(out, "chosen of several paths by the query's via orders_ship_date") {
+		t.Fatalf("dimension via: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = run(t, "", "sql", model, "--metrics", "revenue", "--dimensions", "orders.channel", "--filter", "calendar.month@orders_order_date=2024-02")
+	if code != 0 || !strings.Contains(out, `"calendar"."day" = "orders"."order_day"`) && !strings.Contains(out, `"orders"."order_day" = "calendar"."day"`) {
+		t.Fatalf("filter via: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := run(t, "", "sql", model, "--metrics", "revenue", "--dimensions", "calendar.month"); code == 0 || !strings.Contains(errs, "OSS4011") {
+		t.Fatalf("no via: exit %d %s", code, errs)
+	}
+}
+
+// Naive DateTime values are instants in the stored zone: UTC unless
+// --stored-timezone says otherwise; the JSON plan states both zones.
+func TestStoredTimezoneFlag(t *testing.T) {
+	model := filepath.Join("..", "test", "cases", "RW-04", "model.yaml")
+	args := []string{"sql", model, "--metrics", "event_count", "--dimensions", "events.at:hour", "--timezone", "Europe/Amsterdam"}
+	code, out, errs := run(t, "", append(args, "--format", "json")...)
+	if code != 0 || !strings.Contains(out, `timezone('UTC', CAST(`) || !strings.Contains(out, `"timezone": "Europe/Amsterdam"`) || !strings.Contains(out, `"stored_timezone": "UTC"`) {
+		t.Fatalf("default UTC: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = run(t, "", append(args, "--stored-timezone", "Europe/Amsterdam")...)
+	if code != 0 || strings.Contains(out, "timezone(") {
+		t.Fatalf("stored in the query zone: no conversion: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs := run(t, "", append(args, "--stored-timezone", "Mars/Olympus")...); code != ExitUsage || !strings.Contains(errs, "not an IANA time zone") {
+		t.Fatalf("bad zone: exit %d %s", code, errs)
 	}
 }

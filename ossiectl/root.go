@@ -179,11 +179,15 @@ func displayName(name string) string {
 func compileFlags(cmd *cobra.Command, opts *compiler.CompileOptions) {
 	cmd.Flags().StringVar(&opts.DefaultCatalog, "default-catalog", "", "catalog prepended to table sources that name none")
 	cmd.Flags().StringVar(&opts.DefaultSchema, "default-schema", "", "schema prepended to table sources that name none")
+	cmd.Flags().StringVar(&opts.StoredTimezone, "stored-timezone", "", "IANA zone of the instants in naive DateTime columns whose model, dataset and field declare none (default UTC)")
 }
 
 // loadFile reads and compiles one document; on problems it prints them
 // (errors and warnings) to stderr and returns failed.
 func (e *env) loadFile(name string, opts compiler.CompileOptions) ([]*compiler.Artifact, error) {
+	if err := compiler.CheckTimezone(opts.StoredTimezone); err != nil {
+		return nil, usagef("--stored-timezone %v", err)
+	}
 	data, err := e.readInput(name)
 	if err != nil {
 		return nil, failf("%v", err)

@@ -27,8 +27,8 @@ type selection struct {
 func (s *selection) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringSliceVar(&s.metrics, "metrics", nil, "metric names (comma-separated or repeated)")
-	f.StringSliceVar(&s.dimensions, "dimensions", nil, "dimensions `dataset.field[:grain]` (grain: hour, day, week, month, quarter, year)")
-	f.StringArrayVar(&s.filters, "filter", nil, "filter, repeatable: `ds.f=CA`, `ds.f!=x`, `ds.f>=10`, `metric>100`, or `ds.f:OP[:V1,V2]` with OP in, not_in, between, contains, starts_with, is_null, is_not_null, in_date_range, gt, gte, lt, lte")
+	f.StringSliceVar(&s.dimensions, "dimensions", nil, "dimensions `dataset.field[:grain][@relationship]` (grain: hour, day, week, month, quarter, year; @relationship: the join path to use where the model has several, e.g. calendar.month@orders_ship_date)")
+	f.StringArrayVar(&s.filters, "filter", nil, "filter, repeatable: `ds.f=CA`, `ds.f!=x`, `ds.f>=10`, `metric>100`, or `ds.f:OP[:V1,V2]` with OP in, not_in, between, contains, starts_with, is_null, is_not_null, in_date_range, gt, gte, lt, lte; `ds.f@relationship=...` chooses the join path")
 	f.StringSliceVar(&s.orderBy, "order-by", nil, "sort keys `member[:asc|desc]`")
 	f.IntVar(&s.limit, "limit", -1, "maximum rows (-1: no limit)")
 	f.IntVar(&s.offset, "offset", 0, "rows to skip")
@@ -64,10 +64,10 @@ func (s *selection) build(e *env) (*plan.Query, error) {
 		}
 		return q, nil
 	}
-	if len(s.metrics) == 0 {
-		// The planner's rule (OSS4001 "a query needs at least one
-		// metric"), said before anything is read.
-		return nil, usagef("a query needs at least one metric: name it with --metrics (dimensions alone are not a query), or pass --query/--query-file")
+	if len(s.metrics) == 0 && len(s.dimensions) == 0 {
+		// The planner's rule (OSS4001 "a query needs at least one metric
+		// or dimension"), said before anything is read.
+		return nil, usagef("a query needs at least one metric or dimension: name them with --metrics or --dimensions (dimensions alone list their distinct members), or pass --query/--query-file")
 	}
 	q := &plan.Query{Metrics: s.metrics, Offset: s.offset, Timezone: s.timezone}
 	if s.limit >= 0 {
@@ -75,8 +75,9 @@ func (s *selection) build(e *env) (*plan.Query, error) {
 		q.Limit = &l
 	}
 	for _, d := range s.dimensions {
-		field, grain, _ := strings.Cut(strings.TrimSpace(d), ":")
-		q.Dimensions = append(q.Dimensions, plan.Dimension{Field: field, Grain: grain})
+		member, via, _ := strings.Cut(strings.TrimSpace(d), "@")
+		field, grain, _ := strings.Cut(member, ":")
+		q.Dimensions = append(q.Dimensions, plan.Dimension{Field: field, Grain: grain, Via: via})
 	}
 	for _, f := range s.filters {
 		flt, err := parseFilter(f)
@@ -144,6 +145,7 @@ func parseFilter(s string) (plan.Filter, error) {
 		return plan.Filter{}, fmt.Errorf("no member before the operator")
 	}
 	f := plan.Filter{Op: op}
+	member, f.Via, _ = strings.Cut(member, "@")
 	isMetric := !strings.Contains(member, ".")
 	if isMetric {
 		f.Metric = member

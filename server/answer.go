@@ -48,6 +48,11 @@ type ResultColumn struct {
 	Type       string `json:"type"`
 	EngineType string `json:"engine_type,omitempty"`
 	Grain      string `json:"grain,omitempty"`
+	// Timezone is the zone a time dimension's values are wall time in when
+	// one was applied (the query zone); StoredTimezone the zone a naive
+	// DateTime column's instants were read in (docs/query-semantics.md).
+	Timezone       string `json:"timezone,omitempty"`
+	StoredTimezone string `json:"stored_timezone,omitempty"`
 }
 
 // PlanResponse is the answer of POST /v1/models/{model}/sql. Explain is
@@ -126,7 +131,7 @@ func (s *Server) AnswerWith(ctx context.Context, model string, q *plan.Query, op
 func resultColumns(pc []plan.Column, ec []engine.Column) []ResultColumn {
 	out := make([]ResultColumn, len(pc))
 	for i, c := range pc {
-		rc := ResultColumn{Name: c.Name, Kind: c.Kind, Grain: c.Grain, Type: c.Datatype}
+		rc := ResultColumn{Name: c.Name, Kind: c.Kind, Grain: c.Grain, Type: c.Datatype, Timezone: c.Timezone, StoredTimezone: c.StoredTimezone}
 		if i < len(ec) {
 			rc.EngineType = ec[i].Type
 			if t := datatypeOf(ec[i].Type); t != ossie.TypeOpaque || rc.Type == "" {
@@ -141,7 +146,7 @@ func resultColumns(pc []plan.Column, ec []engine.Column) []ResultColumn {
 func planColumns(pc []plan.Column) []ResultColumn {
 	out := make([]ResultColumn, len(pc))
 	for i, c := range pc {
-		out[i] = ResultColumn{Name: c.Name, Kind: c.Kind, Type: c.Datatype, Grain: c.Grain}
+		out[i] = ResultColumn{Name: c.Name, Kind: c.Kind, Type: c.Datatype, Grain: c.Grain, Timezone: c.Timezone, StoredTimezone: c.StoredTimezone}
 	}
 	return out
 }

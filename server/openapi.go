@@ -49,28 +49,32 @@ var responseSchemas = map[string]any{
 // properties ("Schema" or "Schema.property"): Go doc comments are not
 // visible to reflection.
 var schemaDocs = map[string]string{
-	"Query": "A metric query. A dimension is \"dataset.field\" or {field, grain, week_start}; a filter has exactly one of field " +
+	"Query": "A metric query; without metrics it returns the distinct members of its dimensions. A dimension is \"dataset.field\" " +
+		"or {field, grain, week_start, via} (via: the relationship to join along where the model joins a dataset by several " +
+		"many-to-one paths; default: the metrics' pinned via, else OSS4011); a filter has exactly one of field " +
 		"(before aggregation) or metric (after aggregation), an op (=, !=, in, not_in, gt, gte, lt, lte, between, contains, " +
 		"starts_with, is_null, is_not_null, in_date_range, and their aliases) and values or value; an order has a key and dir " +
 		"(asc or desc). Grains: hour, day, week, month, quarter, year; week_start: monday or sunday.",
-	"Query.metrics":               "Metric names",
-	"Query.limit":                 "Rows of the page; absent: no limit (the server's row cap still applies and is reported)",
-	"Query.timezone":              "IANA time zone for time buckets and relative date ranges; default UTC",
-	"Query.explain":               "POST /sql only: also return the logical plan as an indented tree (refused by /query)",
-	"Query.total":                 "Also return total: the row count without limit and offset (pagination)",
-	"QueryResponse.model_version": "sha256:<hex> of the canonical model spec",
-	"QueryResponse.cached":        "the answer comes from the result cache",
-	"QueryResponse.age_ms":        "when cached: milliseconds since the answer was computed",
-	"QueryResponse.row_count":     "trailer: follows the rows",
-	"QueryResponse.truncated":     "trailer: true when a row beyond the server's row cap existed",
-	"QueryResponse.total":         "trailer, when the query asked for total: rows without limit and offset",
-	"PlanResponse.explain":        "The logical plan, one node per line with the rewrite that made it and why; present when the query set explain",
-	"ResultColumn.kind":           "dimension or metric",
-	"ResultColumn.type":           "Ossie datatype: String, Integer, Decimal, Float, Boolean, Date, Time, DateTime, DateTimeTz or Opaque",
-	"ModelStatuses":               "Model name to the version and source serving it, and why its newest published version was refused",
-	"Problem":                     "RFC 9457 problem details plus the Ossie code and every finding.",
-	"Problem.code":                "Stable Ossie code, OSSnnnn",
-	"Problem.request_id":          "The X-Request-Id of the request; the server logs the engine's message of an engine failure under it (the detail never carries it)",
+	"Query.metrics":                "Metric names",
+	"Query.limit":                  "Rows of the page; absent: no limit (the server's row cap still applies and is reported)",
+	"Query.timezone":               "IANA time zone for time buckets and relative date ranges; default UTC",
+	"Query.explain":                "POST /sql only: also return the logical plan as an indented tree (refused by /query)",
+	"Query.total":                  "Also return total: the row count without limit and offset (pagination)",
+	"QueryResponse.model_version":  "sha256:<hex> of the canonical model spec",
+	"QueryResponse.cached":         "the answer comes from the result cache",
+	"QueryResponse.age_ms":         "when cached: milliseconds since the answer was computed",
+	"QueryResponse.row_count":      "trailer: follows the rows",
+	"QueryResponse.truncated":      "trailer: true when a row beyond the server's row cap existed",
+	"QueryResponse.total":          "trailer, when the query asked for total: rows without limit and offset",
+	"PlanResponse.explain":         "The logical plan, one node per line with the rewrite that made it and why; present when the query set explain",
+	"ResultColumn.kind":            "dimension or metric",
+	"ResultColumn.timezone":        "time dimensions: the query time zone the buckets are in",
+	"ResultColumn.stored_timezone": "time dimensions over a naive DateTime: the zone its stored values were read in before conversion",
+	"ResultColumn.type":            "Ossie datatype: String, Integer, Decimal, Float, Boolean, Date, Time, DateTime, DateTimeTz or Opaque",
+	"ModelStatuses":                "Model name to the version and source serving it, and why its newest published version was refused",
+	"Problem":                      "RFC 9457 problem details plus the Ossie code and every finding.",
+	"Problem.code":                 "Stable Ossie code, OSSnnnn",
+	"Problem.request_id":           "The X-Request-Id of the request; the server logs the engine's message of an engine failure under it (the detail never carries it)",
 }
 
 var openAPIDoc = sync.OnceValues(buildOpenAPI)

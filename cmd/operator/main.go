@@ -68,6 +68,7 @@ func (c *config) register(f *pflag.FlagSet) {
 	f.StringVar(&c.passwordFile, "password-file", "", "postgres: file whose content replaces the connection string's password")
 	f.StringVar(&c.opts.Compile.DefaultCatalog, "default-catalog", "", "catalog prepended to table sources that name none (trino: also the session catalog)")
 	f.StringVar(&c.opts.Compile.DefaultSchema, "default-schema", "", "schema prepended to table sources that name none (trino: also the session schema)")
+	f.StringVar(&c.opts.Compile.StoredTimezone, "stored-timezone", "", "IANA zone of the instants in naive DateTime columns whose model, dataset and field declare none (default UTC)")
 	f.StringVar(&c.opts.ViewSchema, "view-schema", "ossie_views", "the one engine schema governed views are created in")
 	f.IntVar(&c.opts.MaxArtifactBytes, "max-artifact-bytes", operator.DefaultMaxArtifactBytes, "largest compressed artifact published in a ConfigMap, bytes (Kubernetes objects are limited to 1 MiB)")
 	f.DurationVar(&c.opts.EngineTimeout, "engine-timeout", operator.DefaultEngineTimeout, "time limit of each engine call of the drift check")
@@ -102,6 +103,9 @@ const (
 
 // check returns the usage error of the parsed flags, if any.
 func (c *config) check() error {
+	if err := compiler.CheckTimezone(c.opts.Compile.StoredTimezone); err != nil {
+		return fmt.Errorf("--stored-timezone: %w", err)
+	}
 	return c.engineOptions().Check()
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/connect"
 	"github.com/ossie-dev/ossie/server"
 )
@@ -24,6 +25,7 @@ type options struct {
 	cacheTTL                        time.Duration
 	engine, dbPath, dsnEnv, dsnFile string
 	passwordFile, catalog, schema   string
+	storedTimezone                  string
 	governance, addr                string
 	maxRows                         int
 	timeout                         time.Duration
@@ -51,6 +53,7 @@ func (o *options) register(f *pflag.FlagSet) {
 	f.DurationVar(&o.cacheTTL, "cache-ttl", server.DefaultCacheTTL, "how long a cached answer is served")
 	f.StringVar(&o.catalog, "default-catalog", "", "catalog prepended to table sources that name none (local mode); trino: the session catalog")
 	f.StringVar(&o.schema, "default-schema", "", "schema prepended to table sources that name none (local mode); trino: the session schema")
+	f.StringVar(&o.storedTimezone, "stored-timezone", "", "local mode: IANA zone of the instants in naive DateTime columns whose model, dataset and field declare none (default UTC; in Kubernetes mode the operator's flag applies)")
 	f.StringVar(&o.governance, "governance", "", "local mode: governance file (roles, row filters, masks; docs/governance.md) applied to every model file")
 	f.BoolVar(&o.auditValues, "audit-filter-values", false, "write filter values into the per-query audit log line (off: only the filtered members)")
 	f.BoolVar(&o.debugErrors, "debug-errors", false, "local mode without authentication only: add the engine's own message (planned SQL, physical names) to engine problem details; never for shared servers")
@@ -79,6 +82,11 @@ func (o *options) check() string {
 		return "--debug-errors is for ungoverned local mode only: not with --kube or authentication flags"
 	case o.createDB && o.dbPath == "":
 		return "--create-duckdb needs --duckdb FILE"
+	case o.kube && o.storedTimezone != "":
+		return "--stored-timezone is for local mode; with --kube the operator's --stored-timezone compiles the artifacts"
+	}
+	if err := compiler.CheckTimezone(o.storedTimezone); err != nil {
+		return "--stored-timezone: " + err.Error()
 	}
 	if err := o.engineOptions().Check(); err != nil {
 		// Never a DSN flag: it would show the password in ps and logs.

@@ -39,6 +39,12 @@ func (a ansi) AtTimeZone(x, tz string) string {
 	return fmt.Sprintf("(%s AT TIME ZONE %s)", x, a.QuoteString(tz))
 }
 
+// FromZone: SQL's AT TIME ZONE on a naive timestamp reads it in that zone
+// (PostgreSQL).
+func (a ansi) FromZone(x, tz string) string {
+	return fmt.Sprintf("(%s AT TIME ZONE %s)", x, a.QuoteString(tz))
+}
+
 func (ansi) Func(name string, args []string) (string, bool) { return "", false }
 
 func (ansi) Support(name string, args []string) Support { return supported }

@@ -41,6 +41,10 @@ type Dialect interface {
 	// AtTimeZone converts a timestamp-with-time-zone x to local wall time in
 	// the IANA zone tz (a quoted literal is produced inside).
 	AtTimeZone(x, tz string) string
+	// FromZone reads a naive timestamp x as wall time in the IANA zone tz,
+	// giving the instant (a timestamp with time zone) AtTimeZone converts;
+	// DST gaps and overlaps resolve as the engine does.
+	FromZone(x, tz string) string
 	// Func renders a call of an Ossie function whose spelling differs on this
 	// engine (YEAR, DATEADD, DATEDIFF, MEDIAN, IFF, ...). name is canonical
 	// upper case; PERCENTILE_CONT/DISC get (fraction, ordered value); the

@@ -137,6 +137,12 @@ func charIndexFrom(needle, hay, start string) string {
 	return fmt.Sprintf("CASE WHEN strpos(substr(%[2]s, %[3]s), %[1]s) > 0 THEN strpos(substr(%[2]s, %[3]s), %[1]s) + (%[3]s) - 1 WHEN strpos(substr(%[2]s, %[3]s), %[1]s) = 0 THEN 0 END", needle, hay, start)
 }
 
+// FromZone uses DuckDB's timezone(zone, timestamp), which reads the naive
+// value as wall time in that zone and returns the TIMESTAMPTZ instant.
+func (d duckDB) FromZone(x, tz string) string {
+	return fmt.Sprintf("timezone(%s, CAST(%s AS TIMESTAMP))", d.QuoteString(tz), x)
+}
+
 // AtTimeZone uses DuckDB's timezone(zone, timestamptz) which returns the
 // local wall-clock TIMESTAMP in that zone (ICU extension, built in).
 func (d duckDB) AtTimeZone(x, tz string) string {

@@ -23,6 +23,7 @@ func TestPostgresText(t *testing.T) {
 		"divide":      {d.Divide("a", "b"), "CAST(a AS DOUBLE PRECISION) / NULLIF(CAST(b AS DOUBLE PRECISION), 0)"},
 		"trunc week":  {d.DateTrunc(dialect.Week, "x"), "date_trunc('week', x)"},
 		"at timezone": {d.AtTimeZone("x", "Asia/Tokyo"), "(x AT TIME ZONE 'Asia/Tokyo')"},
+		"from zone":   {d.FromZone("x", "UTC"), "(x AT TIME ZONE 'UTC')"},
 		"zone quote":  {d.AtTimeZone("x", "a'b"), "(x AT TIME ZONE 'a''b')"},
 		"limit":       {d.LimitOffset(10, 5), " LIMIT 10 OFFSET 5"},
 		"no limit":    {d.LimitOffset(-1, 0), ""},

@@ -37,6 +37,12 @@ func (trino) TypeName(canonical string) string {
 	return canonical
 }
 
+// FromZone uses with_timezone(timestamp, zone): the naive value read as
+// wall time in that zone.
+func (t trino) FromZone(x, tz string) string {
+	return fmt.Sprintf("with_timezone(%s, %s)", x, t.QuoteString(tz))
+}
+
 // AtTimeZone converts with AT TIME ZONE, which in Trino yields a TIMESTAMP
 // WITH TIME ZONE in the target zone; the cast to TIMESTAMP keeps its local
 // wall-clock fields, which is what the planner truncates and groups by.

@@ -26,6 +26,7 @@ func TestTrinoText(t *testing.T) {
 		"trunc week":   {d.DateTrunc(dialect.Week, "x"), "date_trunc('week', x)"},
 		"trunc month":  {d.DateTrunc(dialect.Month, "x"), "date_trunc('month', x)"},
 		"at timezone":  {d.AtTimeZone("x", "Asia/Tokyo"), "CAST((x AT TIME ZONE 'Asia/Tokyo') AS TIMESTAMP(6))"},
+		"from zone":    {d.FromZone("x", "UTC"), "with_timezone(x, 'UTC')"},
 		"zone quote":   {d.AtTimeZone("x", "a'b"), "CAST((x AT TIME ZONE 'a''b') AS TIMESTAMP(6))"},
 		"limit offset": {d.LimitOffset(10, 5), " OFFSET 5 LIMIT 10"},
 		"limit":        {d.LimitOffset(10, 0), " LIMIT 10"},

@@ -10,9 +10,11 @@ import (
 // the rewrite that made each node.
 const (
 	rwAggregate   = "per-home aggregation" // rewrite_aggregate.go
+	rwMembers     = "distinct members"     // rewrite_members.go
 	rwSemi        = "semi-additive"        // rewrite_semiadditive.go
 	rwConversion  = "conversion"           // rewrite_conversion.go
 	rwFanOut      = "fan-out dedup"        // rewrite_fanout.go
+	rwFanMembers  = "fan-out members"      // rewrite_fanmember.go
 	rwCombine     = "chasm-safe combine"   // rewrite_combine.go
 	rwProject     = "project"              // build.go: the query's columns
 	rwWindow      = "metric window"        // rewrite_window.go
@@ -20,6 +22,7 @@ const (
 	rwOrder       = "order and limit"      // build.go: order_by, ties, limit
 	rwGovernance  = "governance"           // rewrite_governance.go
 	rwTimezone    = "query time zone"      // rewrite_timezone.go
+	rwStoredZone  = "stored time zone"     // rewrite_storedzone.go
 )
 
 // builder is the state of one build run.
@@ -36,8 +39,10 @@ type builder struct {
 func (p *Planner) build(b *bound) (node, compiler.Problems) {
 	bl := &builder{p: p, b: b}
 	win := bl.windowOf()
+	bl.distinctMembers()
 	bl.aggregatePerHome()
 	bl.dedupFanOut()
+	bl.fanMembers()
 	if len(bl.probs) > 0 {
 		return nil, bl.probs
 	}
@@ -50,6 +55,7 @@ func (p *Planner) build(b *bound) (node, compiler.Problems) {
 	root = bl.orderAndLimit(root)
 	root = bl.governance(root)
 	bl.timezone()
+	bl.storedZone()
 	return root, nil
 }
 

@@ -147,6 +147,9 @@ func (e *explainer) walk(n node, depth int) {
 			what += " by " + strings.Join(names(n.dims), ", ")
 		}
 		why := "measures of " + strings.Join(e.servedMetrics(n), ", ") + " read " + n.home + " rows; every measure with this home shares one GROUP BY"
+		if len(n.measures) == 0 {
+			why = "no metric: the distinct members present in " + n.home + " rows, which reach every other member's dataset by many-to-one hops"
+		}
 		if n.keyed {
 			why += "; the dimensions come from the distinct below"
 		}
@@ -186,7 +189,15 @@ func (e *explainer) walk(n node, depth int) {
 		if n.by.dm != nil {
 			need = describeMember(n.by) + " reads it"
 		}
-		e.line(depth, "left join "+n.dataset+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)
+		join := "left join "
+		if n.inner {
+			join = "join "
+			effect += "; a row reaching no " + n.dataset + " row has no member of the dimensions behind this hop and is in none of their groups (not in their NULL group)"
+		}
+		if n.chosen != "" {
+			effect += "; " + n.rel.Name + " chosen of several paths by " + n.chosen
+		}
+		e.line(depth, join+n.dataset+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)
 	case *scan:
 		e.line(depth, "scan "+n.dataset, n.rewrite, "every row of dataset "+n.dataset)
 	case *rowFilter:
@@ -203,7 +214,9 @@ func (e *explainer) dimNotes(depth int, dm *dim, kind string) {
 	if dm.masked != nil {
 		e.line(depth, "· "+kind+dm.name+" masked ("+string(dm.masked.Mask)+")", rwGovernance, "the caller's roles show this field masked; its values come out as text")
 	}
-	if dm.zone != "" {
+	if dm.storedZone != "" && dm.zone != "" {
+		e.line(depth, "· "+kind+dm.name+" stored in "+dm.storedZone+", in time zone "+dm.zone, rwStoredZone, dm.ds+"."+dm.field+" is a naive DateTime holding instants in "+dm.storedZone+": read there, converted to wall time in the query time zone before truncation and filtering")
+	} else if dm.zone != "" {
 		e.line(depth, "· "+kind+dm.name+" in time zone "+dm.zone, rwTimezone, dm.ds+"."+dm.field+" is a DateTimeTz: converted to wall time in the query time zone before truncation and filtering")
 	}
 }

@@ -238,6 +238,15 @@ func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now 
 		}
 		return fmt.Sprintf("(%s %s %s)", x, cmp[op], l[0]), nil
 	case "between":
+		if kind == kindTime {
+			// The same range as a two-date in_date_range: a date end
+			// includes that whole day, a timestamp end is exact
+			// (query-semantics.md), so the two never disagree.
+			if len(vals) != 2 {
+				return "", fmt.Errorf("op between takes exactly 2 values, got %d", len(vals))
+			}
+			return dateRange(d, x, vals, now, loc)
+		}
 		l, err := lits(2, 2)
 		if err != nil {
 			return "", err

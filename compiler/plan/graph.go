@@ -84,34 +84,36 @@ func (g graph) reachesToOne(root, target string) bool {
 	return false
 }
 
-// ambiguousJoin returns why joining ds to home (along hops, a tree from
-// home) is refused, or "": the path crosses a join choice, a pair of
-// datasets the model joins by several many-to-one paths (Artifact.
-// JoinChoices, warning OSS2020) whose From comes before its To on the
-// path. Until a query can name a `via`, such a join is refused (OSS4011)
-// rather than answered through whichever relationship the tree took.
-//
-// A path with a one-to-many hop (a dimension of another fact dataset,
-// reached through a shared dimension) is refused too when another route
-// joins the two: orders and returns sharing dates, products and stores
-// meet through any of them, and the answers differ.
-func ambiguousJoin(a *compiler.Artifact, g graph, hops map[string]hop, home, ds string) string {
+// fanRoutes returns why joining ds to home (along hops, a tree from home)
+// is refused, or "": the path takes a one-to-many hop (a dimension of
+// another fact dataset, reached through a shared dimension) and another
+// route joins the two: orders and returns sharing dates, products and
+// stores meet through any of them, and the answers differ (OSS4011).
+func fanRoutes(g graph, hops map[string]hop, home, ds string) string {
 	fans := false
 	for cur := ds; cur != home; cur = hops[cur].parent {
 		fans = fans || !hops[cur].via.toOne
 	}
-	if fans {
-		var route []string
-		for cur := ds; cur != home; cur = hops[cur].parent {
-			route = append([]string{hops[cur].via.rel.Name}, route...)
-		}
-		if other := g.otherRoute(home, ds, route); other != nil {
-			return fmt.Sprintf("%s is joined to %s through a one-to-many hop, and the model joins them by more than one route (relationships %s; %s); this query cannot choose one yet, so it is refused rather than answered through an arbitrary one",
-				ds, home, strings.Join(route, " then "), strings.Join(other, " then "))
-		}
-	}
-	if len(a.JoinChoices) == 0 {
+	if !fans {
 		return ""
+	}
+	var route []string
+	for cur := ds; cur != home; cur = hops[cur].parent {
+		route = append([]string{hops[cur].via.rel.Name}, route...)
+	}
+	if other := g.otherRoute(home, ds, route); other != nil {
+		return fmt.Sprintf("%s is joined to %s through a one-to-many hop, and the model joins them by more than one route (relationships %s; %s); this query cannot choose one yet, so it is refused rather than answered through an arbitrary one",
+			ds, home, strings.Join(route, " then "), strings.Join(other, " then "))
+	}
+	return ""
+}
+
+// choicesOn returns the join choices the path from home to ds (along hops)
+// crosses: pairs the model joins by several many-to-one paths (Artifact.
+// JoinChoices, warning OSS2020) whose From comes before its To on the path.
+func choicesOn(a *compiler.Artifact, hops map[string]hop, home, ds string) []*compiler.ArtifactJoinChoice {
+	if len(a.JoinChoices) == 0 {
+		return nil
 	}
 	pos := map[string]int{}
 	depth := hops[ds].depth
@@ -122,19 +124,16 @@ func ambiguousJoin(a *compiler.Artifact, g graph, hops map[string]hop, home, ds 
 		}
 		depth--
 	}
-	for _, c := range a.JoinChoices {
+	var out []*compiler.ArtifactJoinChoice
+	for i := range a.JoinChoices {
+		c := &a.JoinChoices[i]
 		f, okF := pos[c.From]
 		t, okT := pos[c.To]
 		if okF && okT && f < t {
-			paths := make([]string, len(c.Paths))
-			for i, p := range c.Paths {
-				paths[i] = strings.Join(p, " then ")
-			}
-			return fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s); this query cannot choose one yet, so it is refused rather than answered through an arbitrary one",
-				ds, home, c.From, c.To, strings.Join(paths, "; "))
+			out = append(out, c)
 		}
 	}
-	return ""
+	return out
 }
 
 // maxRouteSteps bounds the search for a second route; a model needing more

@@ -53,17 +53,4 @@ func planOf(t *testing.T, p *Planner, body string, c *Caller) node {
 }
 
 // nodesOf lists the nodes of type T under root, depth first.
-func nodesOf[T node](root node) []T {
-	var out []T
-	var walk func(n node)
-	walk = func(n node) {
-		if x, ok := n.(T); ok {
-			out = append(out, x)
-		}
-		for _, in := range n.inputs() {
-			walk(in)
-		}
-	}
-	walk(root)
-	return out
-}
+func nodesOf[T node](root node) []T { return nodesUnder[T](root) }

@@ -60,6 +60,8 @@ type join struct {
 	rel     *compiler.ArtifactRelationship
 	toOne   bool
 	by      member // the first dimension or filter that needs the dataset
+	chosen  string // why this relationship of several: the query's via or a metric's pin
+	inner   bool   // rows reaching no row of dataset are dropped (rewrite_fanmember.go)
 }
 
 // filter keeps the rows all of its predicates admit. Below an aggregate it

@@ -31,7 +31,8 @@ func TestPlanProblems(t *testing.T) {
 		{"bad timezone", `{"metrics":["revenue"],"timezone":"Mars/Olympus"}`, []string{compiler.CodeBadTimezone}, "IANA"},
 		{"negative limit", `{"metrics":["revenue"],"limit":-1}`, []string{compiler.CodeBadLimit}, "limit"},
 		{"unknown order key", `{"metrics":["revenue"],"order_by":[{"key":"revnue"}]}`, []string{compiler.CodeBadOrderBy}, `did you mean "revenue"`},
-		{"no metrics", `{"dimensions":["customers.region"]}`, []string{compiler.CodeBadQuery}, "at least one metric"},
+		{"no metrics nor dimensions", `{}`, []string{compiler.CodeBadQuery}, "at least one metric or dimension"},
+		{"dimension-only without a home", `{"dimensions":["orders.status","refunds.amount"]}`, []string{compiler.CodeNoMembersHome}, "orders, refunds"},
 		{"all at once", `{"metrics":["nope"],"dimensions":["x.y"],"filters":[{"field":"orders.status","op":"??"}],"timezone":"X/Y"}`,
 			[]string{compiler.CodeBadTimezone, compiler.CodeUnknownMember, compiler.CodeUnknownMetric, compiler.CodeBadFilter}, ""},
 	}

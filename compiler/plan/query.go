@@ -21,6 +21,10 @@ import (
 //	             {"metric": "flight_count", "op": "gt", "values": [100]}],
 //	 "order_by": [{"key": "flight_count", "dir": "desc"}],
 //	 "limit": 10, "offset": 0, "timezone": "America/New_York"}
+//
+// Without metrics the query returns the distinct members of its dimensions
+// (filters, row filters, order and limit apply): OSS4001 when it names
+// neither metrics nor dimensions.
 type Query struct {
 	Metrics    []string    `json:"metrics"`
 	Dimensions []Dimension `json:"dimensions,omitempty"`
@@ -43,10 +47,17 @@ type Query struct {
 // a time grain (hour, day, week, month, quarter, year). WeekStart "sunday"
 // shifts week buckets to Sunday..Saturday; default is ISO (Monday).
 // JSON: either the string "dataset.field" or {"field", "grain", "week_start"}.
+//
+// Via names the relationship to join the member's dataset along where the
+// model joins it by several many-to-one paths (parallel relationships such
+// as order date and ship date to one calendar): {"field":
+// "calendar.month", "via": "orders_ship_date"}. Without it a metric's
+// pinned via is used, else the query is refused with OSS4011.
 type Dimension struct {
 	Field     string `json:"field"`
 	Grain     string `json:"grain,omitempty"`
 	WeekStart string `json:"week_start,omitempty"`
+	Via       string `json:"via,omitempty"`
 }
 
 // UnmarshalJSON accepts a string or an object (unknown keys refused).
@@ -81,12 +92,14 @@ func (d Dimension) Name() string {
 // contains, starts_with, is_null, is_not_null, in_date_range.
 // Values are JSON scalars; `value` is accepted for a single value.
 // in_date_range takes [start, end] (a date end includes that whole day, a
-// timestamp end is exact) or one relative range such as "last 7 days",
+// timestamp end is exact; `between` on a time field is the same range) or
+// one relative range such as "last 7 days",
 // "this month", "last quarter", "today", "yesterday".
 type Filter struct {
 	Field  string `json:"field,omitempty"`
 	Metric string `json:"metric,omitempty"`
 	Grain  string `json:"grain,omitempty"`
+	Via    string `json:"via,omitempty"` // as Dimension.Via
 	Op     string `json:"op"`
 	Values []any  `json:"values,omitempty"`
 	Value  any    `json:"value,omitempty"`
@@ -105,6 +118,11 @@ type Column struct {
 	Kind     string `json:"kind"` // "dimension" or "metric"
 	Datatype string `json:"datatype,omitempty"`
 	Grain    string `json:"grain,omitempty"`
+	// Timezone is the IANA zone a time dimension's values are wall time
+	// in (the query zone) when a zone was applied: a DateTimeTz value, or
+	// a naive DateTime read in StoredTimezone and converted.
+	Timezone       string `json:"timezone,omitempty"`
+	StoredTimezone string `json:"stored_timezone,omitempty"`
 }
 
 // Plan is planned SQL plus the columns it returns, in order. Explain

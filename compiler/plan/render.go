@@ -341,7 +341,11 @@ func (r *renderer) from(n node) bool {
 		if !r.from(n.left) {
 			return false
 		}
-		w.WriteString(" LEFT JOIN ")
+		if n.inner {
+			w.WriteString(" JOIN ")
+		} else {
+			w.WriteString(" LEFT JOIN ")
+		}
 		r.from(n.right)
 		w.WriteString(" ON ")
 		r.joinCond(n.rel)
@@ -453,6 +457,9 @@ func (r *renderer) dimSQLTo(w *sqlBuilder, dm *dim) {
 	if dm.masked != nil {
 		w.WriteString(maskSQL(r.d, *dm.masked, x))
 		return
+	}
+	if dm.storedZone != "" && dm.zone != "" {
+		x = r.d.FromZone(x, dm.storedZone)
 	}
 	if dm.zone != "" {
 		x = r.d.AtTimeZone(x, dm.zone)

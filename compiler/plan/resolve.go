@@ -42,8 +42,13 @@ type dim struct {
 	name      string         // result column name
 	mask      *compiler.Mask // the caller reads it masked: f is then a String copy
 
-	zone   string         // convert a DateTimeTz value to wall time in this IANA zone
-	masked *compiler.Mask // render the mask instead of the value
+	via  string // the relationship to join ds along (rewrite_via.go)
+	zone string // convert a DateTimeTz value to wall time in this IANA zone
+	// storedZone: a naive DateTime value is read in this zone first
+	// (rewrite_storedzone.go); zone is then the query zone, or "" when
+	// they are the same.
+	storedZone string
+	masked     *compiler.Mask // render the mask instead of the value
 }
 
 // selMetric is a metric the query computes; visible ones are returned.
@@ -117,8 +122,8 @@ func (p *Planner) resolve(q *Query, pr *prepared, pol *policy) (*bound, compiler
 	if q.Offset < 0 {
 		s.fail(compiler.CodeBadLimit, "offset", "offset must be zero or positive")
 	}
-	if len(q.Metrics) == 0 {
-		s.fail(compiler.CodeBadQuery, "metrics", "a query needs at least one metric")
+	if len(q.Metrics) == 0 && len(q.Dimensions) == 0 {
+		s.fail(compiler.CodeBadQuery, "metrics", "a query needs at least one metric or dimension")
 	}
 	s.dimensions(q)
 	b.metrics = make([]*selMetric, 0, len(q.Metrics))
@@ -216,7 +221,7 @@ func (s *resolver) filters(q *Query) {
 			}
 			b.having = append(b.having, metricFilter{metric: f.Metric, op: op, val: f.values(), index: i})
 		case f.Field != "":
-			dm := s.resolveDim(path.sub(".field"), Dimension{Field: f.Field, Grain: f.Grain})
+			dm := s.resolveDim(path.sub(".field"), Dimension{Field: f.Field, Grain: f.Grain, Via: f.Via})
 			if dm == nil {
 				continue
 			}
@@ -345,7 +350,15 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 		s.fail(compiler.CodeUnknownMember, path.String(), msg)
 		return nil
 	}
-	out := &dim{ds: name[:i], field: f.Name, f: f, name: name}
+	out := &dim{ds: name[:i], field: f.Name, f: f, name: name, via: dd.Via}
+	if dd.Via != "" && !s.p.hasRelationship(dd.Via) {
+		msg := fmt.Sprintf("via %q names no relationship of the model", dd.Via)
+		if dm := compiler.DidYouMean(dd.Via, s.p.relNames()); dm != "" {
+			msg += fmt.Sprintf("; did you mean %q?", dm)
+		}
+		s.fail(compiler.CodeBadVia, path.String()+".via", msg)
+		return nil
+	}
 	if m, ok := pol.mask(name); ok {
 		out.mask = &m
 		out.f = maskedField(f)
@@ -408,7 +421,10 @@ func (b *bound) columns() []Column {
 	}
 	cols := make([]Column, 0, n)
 	for _, dm := range b.dims {
-		c := Column{Name: dm.name, Kind: "dimension", Datatype: string(dm.f.Datatype), Grain: string(dm.grain)}
+		c := Column{Name: dm.name, Kind: "dimension", Datatype: string(dm.f.Datatype), Grain: string(dm.grain), StoredTimezone: dm.storedZone}
+		if dm.zone != "" || dm.storedZone != "" {
+			c.Timezone = b.loc.String()
+		}
 		if dm.grain != "" {
 			c.Datatype = string(ossie.TypeDate)
 			if dm.grain == dialect.Hour {

@@ -18,12 +18,16 @@ type group struct {
 	fan   []fanHop        // one-to-many hops on the way to need
 	// firstBy is, for each needed dataset, the first member needing it.
 	firstBy map[string]member
+	// chosen are the hops a join choice set (rewrite_via.go); ownHops: hops
+	// and order are this group's copy, not the planner's cached tree.
+	chosen  map[string]chosenHop
+	ownHops bool
 }
 
 // aggregatePerHome implements "a metric is decomposed into measures, each
 // computed at its home dataset" and "measures with the same home share one
-// GROUP BY" (query-semantics.md, Shape of the SQL). It always fires: every
-// query has at least one metric. For each home dataset, in first-use
+// GROUP BY" (query-semantics.md, Shape of the SQL). It always fires: a
+// query without a metric has its one group from rewrite_members.go. For each home dataset, in first-use
 // order, it makes
 //
 //	aggregate(home; dims; measures) ← filter(dimension filters) ← join … ← scan(home)
@@ -129,10 +133,11 @@ func (bl *builder) reach(g *group) bool {
 			return
 		}
 		// Two routes between the home and ds (parallel relationships, or a
-		// constellation reached through another fact) give different answers;
-		// until the query can choose one, the query is refused (OSS4011).
-		if msg := ambiguousJoin(bl.p.art, bl.p.graph, g.hops, home, ds); msg != "" {
-			bl.fail(compiler.CodeAmbiguousJoin, path(), msg)
+		// constellation reached through another fact) give different
+		// answers: the query's via or the metric's pin chooses, else the
+		// query is refused (rewrite_via.go).
+		if code, msg := bl.route(g, by, ds); code != "" {
+			bl.fail(code, path(), msg)
 			ok = false
 			return
 		}
@@ -176,6 +181,9 @@ func (bl *builder) joins(g *group, base node, want map[string]bool, rewrite stri
 			dataset: ds, rel: h.via.rel, toOne: h.via.toOne}
 		if rewrite == rwAggregate && g.need[ds] {
 			j.by = g.firstBy[ds]
+		}
+		if c, ok := g.chosen[ds]; ok {
+			j.chosen = c.why
 		}
 		base = j
 	}

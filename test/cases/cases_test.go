@@ -29,6 +29,10 @@ var caseIDs = []string{
 	"BC-01", "BC-03", "BC-04", "BC-05", "BC-06", "BC-09", "BC-10",
 	"BC-11", "BC-12", "BC-15", "BC-16", "BC-19", "BC-20",
 	"RW-01", // real-world shapes of issue 12 (our own case, not a shared one)
+	"RW-02", // dimension-only queries (issue 12 item 7)
+	"RW-03", // parallel relationships chosen by via (issue 12 item 3)
+	"RW-04", // naive UTC instants in Europe/Amsterdam across DST (issue 12 item 8)
+	"RW-05", // fan-out groups (issue 12 item 9)
 }
 
 // afterCase holds extra assertions run on a case's database after all its
@@ -127,7 +131,15 @@ func runCase(t *testing.T, c *casefile.Case) {
 }
 
 func newPlanner(c *casefile.Case) (*plan.Planner, error) {
-	arts, probs := compiler.Load(c.Model, compiler.CompileOptions{})
+	var (
+		arts  []*compiler.Artifact
+		probs compiler.Problems
+	)
+	if c.Governance != nil {
+		arts, probs = compiler.LoadGoverned(c.Model, c.Governance, compiler.CompileOptions{})
+	} else {
+		arts, probs = compiler.Load(c.Model, compiler.CompileOptions{})
+	}
 	if probs.HasErrors() {
 		return nil, fmt.Errorf("model.yaml does not compile:\n%s", problemsText(probs))
 	}
@@ -146,7 +158,7 @@ func runPlanned(t *testing.T, eng *duckdb.Engine, c *casefile.Case, q casefile.Q
 	if probs.HasErrors() {
 		t.Fatalf("%s %s: query %s does not parse:\n%s", c.ID, q.Name, q.JSON, problemsText(probs))
 	}
-	p, probs := planner.Plan(pq, dialect.DuckDB)
+	p, probs := planner.PlanFor(pq, dialect.DuckDB, caseCaller(q))
 	if probs.HasErrors() {
 		t.Fatalf("%s %s: planning %s failed:\n%s", c.ID, q.Name, q.JSON, problemsText(probs))
 	}
@@ -265,4 +277,12 @@ func queryNamed(db *sql.DB, q string) ([][]any, []string, error) {
 		out = append(out, vals)
 	}
 	return out, names, rs.Err()
+}
+
+// caseCaller is the caller a case query is planned for; nil: ungoverned.
+func caseCaller(q casefile.Query) *plan.Caller {
+	if q.Caller == nil {
+		return nil
+	}
+	return &plan.Caller{Roles: q.Caller.Roles, Attributes: q.Caller.Attributes}
 }

@@ -83,6 +83,39 @@ func TestParallelRelationships(t *testing.T) {
 			t.Fatalf("want OSS4011 naming both relationships, got %v", probs)
 		}
 	})
+	refused := []struct{ name, query, code, says string }{
+		{"via naming no relationship", `{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_dat"}]}`, compiler.CodeBadVia, `did you mean "orders_ship_date"`},
+		{"via on no path to the member", `{"metrics": ["revenue"], "dimensions": [{"field": "orders.channel", "via": "orders_ship_date"}]}`, compiler.CodeBadVia, "without relationship orders_ship_date"},
+		{"order month and ship month together", `{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_date"}], "filters": [{"field": "calendar.month", "via": "orders_order_date", "op": "=", "values": ["2024-01"]}]}`, compiler.CodeTwoRoles, "along orders_order_date"},
+		{"a pinned and an unpinned metric", `{"metrics": ["revenue", "shipped_revenue"], "dimensions": ["calendar.month"]}`, compiler.CodeAmbiguousJoin, "metric revenue pins none"},
+	}
+	for _, r := range refused {
+		t.Run(r.name, func(t *testing.T) {
+			q, probs := plan.ParseQuery([]byte(r.query))
+			if probs.HasErrors() {
+				t.Fatal(probs)
+			}
+			_, probs = planner.Plan(q, dialect.DuckDB)
+			if len(probs) != 1 || probs[0].Code != r.code || !strings.Contains(probs[0].Message, r.says) {
+				t.Fatalf("want %s saying %q, got %v", r.code, r.says, probs)
+			}
+		})
+	}
+	t.Run("explain names the chosen relationship", func(t *testing.T) {
+		for q, says := range map[string]string{
+			`{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_date"}]}`: "left join calendar along orders_ship_date (many-to-one orders → calendar)  [per-home aggregation: dimension calendar.month reads it; rows do not repeat; orders_ship_date chosen of several paths by the query's via orders_ship_date]",
+			`{"metrics": ["shipped_revenue"], "dimensions": ["calendar.month"]}`:                               "orders_ship_date chosen of several paths by metric shipped_revenue's pinned via",
+		} {
+			pq, _ := plan.ParseQuery([]byte(q))
+			p, probs := planner.Plan(pq, dialect.DuckDB)
+			if probs.HasErrors() {
+				t.Fatal(probs)
+			}
+			if ex := p.Explain(); !strings.Contains(ex, says) {
+				t.Fatalf("EXPLAIN of %s lacks %q:\n%s", q, says, ex)
+			}
+		}
+	})
 	pg, err := postgres.Open(context.Background(), postgres.Config{DSN: pgtest.Shared(t).NewDatabase(t)})
 	if err != nil {
 		t.Fatal(err)

@@ -132,7 +132,7 @@ func runPlannedPostgres(t *testing.T, e *postgres.Engine, c *casefile.Case, q ca
 	if probs.HasErrors() {
 		t.Fatalf("%s %s: query %s does not parse:\n%s", c.ID, q.Name, q.JSON, problemsText(probs))
 	}
-	p, probs := planner.Plan(pq, dialect.Postgres)
+	p, probs := planner.PlanFor(pq, dialect.Postgres, caseCaller(q))
 	if probs.HasErrors() {
 		t.Fatalf("%s %s: planning %s for PostgreSQL failed:\n%s", c.ID, q.Name, q.JSON, problemsText(probs))
 	}

@@ -81,7 +81,7 @@ func runCase(t *testing.T, c *casefile.Case, group string, checkSQL bool) {
 	}
 	planners := map[string]*plan.Planner{}
 	for _, tg := range tgs {
-		p, err := planner(c.Model, tg.eng.Dialect())
+		p, err := governedPlanner(c.Model, c.Governance, tg.eng.Dialect())
 		if err != nil {
 			t.Fatalf("%s for %s: %v", c.ID, tg.name, err)
 		}
@@ -110,7 +110,11 @@ func runCaseQuery(t *testing.T, tgs []target, planners map[string]*plan.Planner,
 	}
 	got := map[string][][]any{}
 	for _, tg := range tgs {
-		cols, rows, sql, err := answer(tg, planners[tg.name], pq)
+		var caller *plan.Caller
+		if q.Caller != nil {
+			caller = &plan.Caller{Roles: q.Caller.Roles, Attributes: q.Caller.Attributes}
+		}
+		cols, rows, sql, err := answerFor(tg, planners[tg.name], pq, caller)
 		if err != nil {
 			t.Errorf("case %s %s on %s: %v\nSQL:\n%s", c.ID, q.Name, tg.name, err, sql)
 			continue

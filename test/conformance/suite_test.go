@@ -145,7 +145,12 @@ func openTargets(t *testing.T, ns string) (tgs []target, pgDSN string) {
 // planner compiles a one-model document for the engine's dialect, as the
 // operator does for its engine.
 func planner(model []byte, d dialect.Dialect) (*plan.Planner, error) {
-	arts, probs := compiler.Load(model, compiler.CompileOptions{Dialect: d})
+	return governedPlanner(model, nil, d)
+}
+
+// governedPlanner is planner with the document's governance (nil: none).
+func governedPlanner(model, gov []byte, d dialect.Dialect) (*plan.Planner, error) {
+	arts, probs := compiler.LoadGoverned(model, gov, compiler.CompileOptions{Dialect: d})
 	if probs.HasErrors() {
 		return nil, fmt.Errorf("the model does not compile:\n%s", problemsText(probs))
 	}
@@ -159,7 +164,12 @@ func planner(model []byte, d dialect.Dialect) (*plan.Planner, error) {
 // returns the result columns as the plan names them and the converted
 // rows.
 func answer(tg target, p *plan.Planner, q *plan.Query) (cols []string, rows [][]any, sql string, err error) {
-	pl, probs := p.Plan(q, tg.eng.Dialect())
+	return answerFor(tg, p, q, nil)
+}
+
+// answerFor is answer planned for caller c (nil: ungoverned).
+func answerFor(tg target, p *plan.Planner, q *plan.Query, c *plan.Caller) (cols []string, rows [][]any, sql string, err error) {
+	pl, probs := p.PlanFor(q, tg.eng.Dialect(), c)
 	if probs.HasErrors() {
 		return nil, nil, "", fmt.Errorf("planning for %s failed:\n%s", tg.name, problemsText(probs))
 	}

@@ -86,6 +86,9 @@ var macros = map[string]string{
 		"WHEN 'day' THEN trino_elapsed(a, b, 86400000000) WHEN 'week' THEN trino_elapsed(a, b, 604800000000) " +
 		"WHEN 'month' THEN trino_months(a, b) WHEN 'quarter' THEN trino_months(a, b) // 3 " +
 		"WHEN 'year' THEN trino_months(a, b) // 12 END",
+	// with_timezone(timestamp, zone): the naive value read as wall time in
+	// zone, a timestamp with time zone (DuckDB's timezone(zone, timestamp)).
+	"with_timezone": "(x, z) AS timezone(z, CAST(x AS TIMESTAMP))",
 	// concat: NULL when any argument is NULL; DuckDB skips NULLs.
 	"concat": "(a, b) AS a || b, (a, b, c) AS a || b || c, (a, b, c, d) AS a || b || c || d",
 }

@@ -7,6 +7,7 @@
 //	tables.sql    CREATE/INSERT statements of the case (DuckDB dialect, close to ANSI)
 //	model.yaml    the Ossie document (version + semantic_model)
 //	queries.yaml  {case, title, typical_wrong, queries: [Query...]}
+//	governance.yaml  optional: roles of the model; a query's caller plans under them
 //
 // Comparison rules (cases/README.md "Conventions") live in compare.go.
 package casefile
@@ -37,6 +38,8 @@ type Case struct {
 	TablesSQL string
 	// Model is model.yaml verbatim.
 	Model []byte
+	// Governance is governance.yaml verbatim, nil when the case has none.
+	Governance []byte
 	// Queries run in file order against one database loaded with TablesSQL.
 	Queries []Query
 }
@@ -49,6 +52,9 @@ type Query struct {
 	JSON json.RawMessage
 	// Ordered means row order is part of the answer (the query has order_by).
 	Ordered bool
+	// Caller, when set, plans the query under these roles of
+	// governance.yaml (the answer is then the governed one).
+	Caller *Caller
 	// Expected is the answer: column names as the planner names its result
 	// columns (dimension "dataset.field" or "dataset.field.grain", metric name),
 	// rows in the column order of CheckSQL's output.
@@ -81,6 +87,12 @@ type Wrong struct {
 // DefaultTolerance is the relative tolerance of cases/README.md.
 const DefaultTolerance = 1e-8
 
+// Caller is who a query is planned for: role names and caller attributes.
+type Caller struct {
+	Roles      []string          `yaml:"roles"`
+	Attributes map[string]string `yaml:"attributes"`
+}
+
 type fileQueries struct {
 	Case         string      `yaml:"case"`
 	Title        string      `yaml:"title"`
@@ -92,6 +104,7 @@ type fileQuery struct {
 	Name      string  `yaml:"name"`
 	Query     any     `yaml:"query"`
 	Ordered   bool    `yaml:"ordered"`
+	Caller    *Caller `yaml:"caller"`
 	Expected  Result  `yaml:"expected"`
 	CheckSQL  string  `yaml:"check_sql"`
 	CheckPG   string  `yaml:"check_sql_postgres"`
@@ -150,6 +163,11 @@ func Load(dir string) (*Case, error) {
 		return nil, fmt.Errorf("%s/queries.yaml: case %q does not match directory %q", dir, fq.Case, filepath.Base(dir))
 	}
 	c := &Case{ID: fq.Case, Title: fq.Title, TypicalWrong: fq.TypicalWrong, Dir: dir, TablesSQL: string(tables), Model: model}
+	if gov, err := os.ReadFile(filepath.Join(dir, "governance.yaml")); err == nil {
+		c.Governance = gov
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for i, q := range fq.Queries {
 		where := fmt.Sprintf("%s/queries.yaml: queries[%d]", dir, i)
@@ -157,6 +175,9 @@ func Load(dir string) (*Case, error) {
 			return nil, fmt.Errorf("%s: missing or duplicate name %q", where, q.Name)
 		}
 		seen[q.Name] = true
+		if q.Caller != nil && c.Governance == nil {
+			return nil, fmt.Errorf("%s (%s): caller needs a governance.yaml in the case", where, q.Name)
+		}
 		if q.Query == nil || q.CheckSQL == "" || len(q.Expected.Columns) == 0 {
 			return nil, fmt.Errorf("%s (%s): query, check_sql and expected.columns are required", where, q.Name)
 		}
@@ -174,7 +195,7 @@ func Load(dir string) (*Case, error) {
 			tol = DefaultTolerance
 		}
 		c.Queries = append(c.Queries, Query{
-			Name: q.Name, JSON: body, Ordered: q.Ordered, Expected: q.Expected,
+			Name: q.Name, JSON: body, Ordered: q.Ordered, Caller: q.Caller, Expected: q.Expected,
 			CheckSQL: q.CheckSQL, CheckSQLPostgres: q.CheckPG, Tolerance: tol, Wrong: q.Wrong,
 		})
 	}

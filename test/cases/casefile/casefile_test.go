@@ -97,8 +97,8 @@ func TestLoadAllCases(t *testing.T) {
 			if err := json.Unmarshal(q.JSON, &body); err != nil {
 				t.Errorf("%s %s: query is not a JSON object: %v", c.ID, q.Name, err)
 			}
-			if _, ok := body["metrics"]; !ok {
-				t.Errorf("%s %s: query has no metrics", c.ID, q.Name)
+			if body["metrics"] == nil && body["dimensions"] == nil {
+				t.Errorf("%s %s: query has neither metrics nor dimensions", c.ID, q.Name)
 			}
 			if q.Ordered != (body["order_by"] != nil) {
 				t.Errorf("%s %s: ordered must be true exactly when the query has order_by", c.ID, q.Name)

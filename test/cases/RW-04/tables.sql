@@ -1,0 +1,9 @@
+-- RW-04: UTC instants stored in a naive timestamp, around both 2025 DST changes
+-- of Europe/Amsterdam (30 March 01:00 UTC: +1 → +2; 26 October 01:00 UTC: +2 → +1).
+CREATE TABLE events (id INTEGER, happened_at TIMESTAMP);
+INSERT INTO events VALUES
+  (1, TIMESTAMP '2025-03-29 22:30:00'), (2, TIMESTAMP '2025-03-29 23:30:00'),
+  (3, TIMESTAMP '2025-03-30 00:30:00'), (4, TIMESTAMP '2025-03-30 01:30:00'),
+  (5, TIMESTAMP '2025-03-30 22:30:00'), (6, TIMESTAMP '2025-10-25 22:30:00'),
+  (7, TIMESTAMP '2025-10-26 00:30:00'), (8, TIMESTAMP '2025-10-26 01:30:00'),
+  (9, TIMESTAMP '2025-10-26 23:30:00'), (10, TIMESTAMP '2025-10-26 22:59:00');
