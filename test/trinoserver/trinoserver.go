@@ -237,7 +237,11 @@ func (s *Server) start(opts Options) error {
 		close(exited)
 	}()
 	s.proc, s.exited = cmd, exited
-	if err := s.waitStarted(opts.WhileStarting); err != nil {
+	err = s.waitStarted(opts.WhileStarting)
+	if err == nil {
+		err = s.waitNodes()
+	}
+	if err != nil {
 		_ = cmd.Process.Kill()
 		<-exited
 		return fmt.Errorf("trinoserver: Trino did not start: %v\nend of %s:\n%s", err, s.LogPath(), tail(s.LogPath(), 4000))
@@ -318,6 +322,33 @@ func (s *Server) waitStarted(whileStarting func(*Server)) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return fmt.Errorf("not started after %s (last: %v)", startTimeout, last)
+}
+
+// waitNodes runs a query until the coordinator schedules it: "starting":
+// false on /v1/info comes before the coordinator's own node is announced
+// to itself, and a query in between fails with NO_NODES_AVAILABLE.
+func (s *Server) waitNodes() error {
+	db, err := sql.Open("trino", s.DSN(AdminUser, "system", "runtime"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(startTimeout))
+	defer cancel()
+	var last error
+	for ctx.Err() == nil {
+		var n int
+		last = db.QueryRowContext(ctx, "SELECT count(*) FROM system.runtime.nodes WHERE state = 'active'").Scan(&n)
+		if last == nil && n > 0 {
+			return nil
+		}
+		select {
+		case <-s.exited:
+			return errors.New("the JVM exited")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("no active node after %s (last: %v)", startTimeout, last)
 }
 
 // starting asks /v1/info whether the coordinator is still starting.
