@@ -324,11 +324,13 @@ func (s *Server) waitStarted(whileStarting func(*Server)) error {
 	return fmt.Errorf("not started after %s (last: %v)", startTimeout, last)
 }
 
-// waitNodes runs a query until the coordinator schedules it: "starting":
-// false on /v1/info comes before the coordinator's own node is announced
-// to itself, and a query in between fails with NO_NODES_AVAILABLE.
+// waitNodes writes and reads a memory-connector table until the
+// coordinator schedules both: "starting": false on /v1/info comes before
+// the node is announced with its catalogs, and a memory query in between
+// fails with NO_NODES_AVAILABLE (system tables answer earlier, so they do
+// not prove it).
 func (s *Server) waitNodes() error {
-	db, err := sql.Open("trino", s.DSN(AdminUser, "system", "runtime"))
+	db, err := sql.Open("trino", s.DSN(AdminUser, "memory", "default"))
 	if err != nil {
 		return err
 	}
@@ -338,9 +340,13 @@ func (s *Server) waitNodes() error {
 	var last error
 	for ctx.Err() == nil {
 		var n int
-		last = db.QueryRowContext(ctx, "SELECT count(*) FROM system.runtime.nodes WHERE state = 'active'").Scan(&n)
-		if last == nil && n > 0 {
-			return nil
+		_, last = db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS memory.default.trinoserver_ready AS SELECT 1 AS x")
+		if last == nil {
+			last = db.QueryRowContext(ctx, "SELECT count(*) FROM memory.default.trinoserver_ready").Scan(&n)
+		}
+		if last == nil && n == 1 {
+			_, last = db.ExecContext(ctx, "DROP TABLE memory.default.trinoserver_ready")
+			return last
 		}
 		select {
 		case <-s.exited:
