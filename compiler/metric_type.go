@@ -64,15 +64,7 @@ var MetricTypeSchemaJSON []byte
 const metricTypeSchemaURL = "https://ossie.dev/schema/metric-type.v1.schema.json"
 
 var metricTypeSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(MetricTypeSchemaJSON))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(metricTypeSchemaURL, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(metricTypeSchemaURL)
+	return compileSchema(metricTypeSchemaURL, MetricTypeSchemaJSON)
 })
 
 // metricTypeData is the "metric" value of a metric's OSSIE extension
@@ -131,15 +123,13 @@ func (mc *modelCheck) checkAlong(i int, t *MetricType) {
 		return
 	}
 	d, _ := mc.datasets.find(ds, false)
-	for _, f := range mc.m.Datasets[d].Fields {
-		if f.Name == field {
-			if !f.IsTime() {
-				mc.errorf(CodeMetricTypeAlong, path, "along %s: the field is not a time dimension", t.Along)
-			}
-			return
-		}
+	f, ok := mc.fields[d].exact[field]
+	switch {
+	case !ok:
+		mc.errorf(CodeMetricTypeAlong, path, "along %s: dataset %s has no field %s", t.Along, ds, field)
+	case !mc.m.Datasets[d].Fields[f].IsTime():
+		mc.errorf(CodeMetricTypeAlong, path, "along %s: the field is not a time dimension", t.Along)
 	}
-	mc.errorf(CodeMetricTypeAlong, path, "along %s: dataset %s has no field %s", t.Along, ds, field)
 }
 
 // checkConversion requires a conversion's entity and at to be fields of
@@ -171,17 +161,12 @@ func (mc *modelCheck) checkConversion(i int, t *MetricType) {
 			mc.errorf(CodeMetricTypeConversion, path, "%s %s: no dataset %s", c.key, c.ref, ds)
 			continue
 		}
-		found := false
-		for _, f := range mc.m.Datasets[d].Fields {
-			if f.Name == field {
-				found = true
-				if c.time && !f.IsTime() {
-					mc.errorf(CodeMetricTypeConversion, path, "%s %s: the field is not a time dimension", c.key, c.ref)
-				}
-			}
-		}
-		if !found {
+		f, ok := mc.fields[d].exact[field]
+		switch {
+		case !ok:
 			mc.errorf(CodeMetricTypeConversion, path, "%s %s: dataset %s has no field %s", c.key, c.ref, ds, field)
+		case c.time && !mc.m.Datasets[d].Fields[f].IsTime():
+			mc.errorf(CodeMetricTypeConversion, path, "%s %s: the field is not a time dimension", c.key, c.ref)
 		}
 	}
 }

@@ -24,17 +24,21 @@ var SchemaJSON []byte
 // schemaURL is the schema's $id; nothing is fetched from it.
 const schemaURL = "https://ossie.dev/schema/ossie.schema.json"
 
-var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SchemaJSON))
+var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return compileSchema(schemaURL, SchemaJSON) })
+
+// compileSchema compiles one embedded JSON Schema registered under url
+// (nothing is fetched from it).
+func compileSchema(url string, data []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource(schemaURL, doc); err != nil {
+	if err := c.AddResource(url, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(schemaURL)
-})
+	return c.Compile(url)
+}
 
 // ValidateSchema checks a YAML or JSON document against SchemaJSON and
 // returns every violation as a Problem with the path and line:column of the

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 )
@@ -74,7 +73,7 @@ func (mc *modelCheck) zoneOf(path func() string, exts []ossie.CustomExtension) s
 		return ""
 	}
 	z := *e.Timezone
-	if _, err := time.LoadLocation(z); err != nil || z == "" || z == "Local" {
+	if z == "" || CheckTimezone(z) != nil {
 		mc.errorf(CodeBadExtension, path()+".custom_extensions", "timezone %q is not an IANA time zone name (e.g. \"Europe/Amsterdam\", \"UTC\")", z)
 		return ""
 	}
