@@ -258,27 +258,24 @@ func describePred(x, op string, vals []any) string {
 	return x + " " + op + " (" + strings.Join(parts, ", ") + ")"
 }
 
+// comparedWith words a period-over-period output against the earlier value prev.
+func comparedWith(prev, output string) string {
+	switch output {
+	case "difference":
+		return "current minus " + prev
+	case "ratio":
+		return "current / " + prev
+	}
+	return prev
+}
+
 // describeFrame words a window frame for EXPLAIN.
 func describeFrame(fr frame, g dialect.Grain) string {
 	switch {
 	case fr.yearAgo:
-		prev := "value of the same date a year earlier"
-		switch fr.output {
-		case "difference":
-			return "current minus " + prev
-		case "ratio":
-			return "current / " + prev
-		}
-		return prev
+		return comparedWith("value of the same date a year earlier", fr.output)
 	case fr.lag > 0:
-		prev := fmt.Sprintf("value %d %s back", fr.lag, g)
-		switch fr.output {
-		case "difference":
-			return "current minus " + prev
-		case "ratio":
-			return "current / " + prev
-		}
-		return prev
+		return comparedWith(fmt.Sprintf("value %d %s back", fr.lag, g), fr.output)
 	case fr.preceding < 0 && fr.reset != "":
 		return fmt.Sprintf("running sum, restarting each %s (%s-to-date)", fr.reset, fr.reset)
 	case fr.preceding < 0:

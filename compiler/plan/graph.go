@@ -97,10 +97,7 @@ func fanRoutes(g graph, hops map[string]hop, home, ds string) string {
 	if !fans {
 		return ""
 	}
-	var route []string
-	for cur := ds; cur != home; cur = hops[cur].parent {
-		route = append([]string{hops[cur].via.rel.Name}, route...)
-	}
+	route := pathRels(hops, home, ds)
 	if other := g.otherRoute(home, ds, route); other != nil {
 		return fmt.Sprintf("%s is joined to %s through a one-to-many hop, and the model joins them by more than one route (relationships %s; %s); this query cannot choose one yet, so it is refused rather than answered through an arbitrary one",
 			ds, home, strings.Join(route, " then "), strings.Join(other, " then "))

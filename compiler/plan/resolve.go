@@ -103,7 +103,7 @@ func (p *Planner) resolve(q *Query, pr *prepared, pol *policy) (*bound, compiler
 	s := &resolver{p: p, b: b}
 	if q.Timezone != "" {
 		loc, err := time.LoadLocation(q.Timezone)
-		if err != nil || strings.EqualFold(q.Timezone, "local") {
+		if err != nil || loc == time.Local { // "Local": the answer would depend on the machine
 			s.fail(compiler.CodeBadTimezone, "timezone", fmt.Sprintf("%q is not an IANA time zone name (e.g. \"Europe/Amsterdam\")", q.Timezone))
 		} else {
 			b.loc = loc
