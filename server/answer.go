@@ -93,6 +93,11 @@ func (s *Server) plan(ctx context.Context, m *model, q *plan.Query) (*plan.Plan,
 	if q == nil {
 		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "empty query"}})
 	}
+	// Every front end (REST, MCP, Go callers) plans here, so the size
+	// limits hold for all of them.
+	if e := s.cfg.Limits.checkQuery(q); e != nil {
+		return nil, e
+	}
 	p, probs := m.planner.PlanFor(q, s.dialect(), IdentityFrom(ctx).caller())
 	if probs.HasErrors() || p == nil {
 		if len(probs) == 0 {

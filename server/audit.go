@@ -94,10 +94,7 @@ func (s *Server) audit(ctx context.Context, model string, q *plan.Query, a *audi
 		for i, f := range q.Filters {
 			filters[i] = auditFilter{Member: f.Field + f.Metric, Op: f.Op}
 			if s.cfg.Audit.FilterValues {
-				filters[i].Values = f.Values
-				if f.Value != nil {
-					filters[i].Values = append([]any{f.Value}, f.Values...)
-				}
+				filters[i].Values = f.AllValues()
 			}
 		}
 		attrs = append(attrs, slog.Any("metrics", q.Metrics), slog.Any("dimensions", dims), slog.Any("filters", filters))

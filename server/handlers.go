@@ -104,9 +104,6 @@ func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name s
 	if probs := duplicateKeys(body); len(probs) > 0 {
 		return nil, queryProblems(probs)
 	}
-	if e := s.cfg.Limits.checkQuery(&req.Query); e != nil {
-		return nil, e
-	}
 	return req, nil
 }
 

@@ -89,7 +89,7 @@ func (l Limits) checkQuery(q *plan.Query) *Error {
 	over("filters", "filters", len(q.Filters), l.MaxFilters)
 	over("order_by", "order keys", len(q.OrderBy), l.MaxOrderKeys)
 	for i, f := range q.Filters {
-		over(fmt.Sprintf("filters[%d].values", i), "values in one filter", len(f.Values), l.MaxFilterValues)
+		over(fmt.Sprintf("filters[%d].values", i), "values in one filter", len(f.AllValues()), l.MaxFilterValues)
 		if len(probs) > 8 {
 			break
 		}

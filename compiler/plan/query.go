@@ -151,7 +151,8 @@ func ParseQuery(data []byte) (*Query, compiler.Problems) {
 	return &q, nil
 }
 
-func (f Filter) values() []any {
+// AllValues is the filter's values, Value first when it is set.
+func (f Filter) AllValues() []any {
 	if f.Value != nil {
 		return append([]any{f.Value}, f.Values...)
 	}

@@ -215,11 +215,11 @@ func (s *resolver) filters(q *Query) {
 			}
 			// Checked here, not only when rendered, so every bad filter is
 			// reported at once and none reaches the engine.
-			if _, err := predicate(b.d, "x", op, f.values(), kindNumber, b.now, b.loc); err != nil {
+			if _, err := predicate(b.d, "x", op, f.AllValues(), kindNumber, b.now, b.loc); err != nil {
 				s.fail(compiler.CodeBadFilter, path.String(), err.Error())
 				continue
 			}
-			b.having = append(b.having, metricFilter{metric: f.Metric, op: op, val: f.values(), index: i})
+			b.having = append(b.having, metricFilter{metric: f.Metric, op: op, val: f.AllValues(), index: i})
 		case f.Field != "":
 			dm := s.resolveDim(path.sub(".field"), Dimension{Field: f.Field, Grain: f.Grain, Via: f.Via})
 			if dm == nil {
@@ -229,11 +229,11 @@ func (s *resolver) filters(q *Query) {
 				s.fail(compiler.CodeBadFilter, path.String()+".op", fmt.Sprintf("in_date_range needs a time dimension; %s is not one", dm.name))
 				continue
 			}
-			if _, err := predicate(b.d, "x", op, f.values(), kindOf(dm), b.now, b.loc); err != nil {
+			if _, err := predicate(b.d, "x", op, f.AllValues(), kindOf(dm), b.now, b.loc); err != nil {
 				s.fail(compiler.CodeBadFilter, path.String(), err.Error())
 				continue
 			}
-			b.filters = append(b.filters, dimFilter{dm: dm, op: op, val: f.values(), index: i})
+			b.filters = append(b.filters, dimFilter{dm: dm, op: op, val: f.AllValues(), index: i})
 		default:
 			s.fail(compiler.CodeBadFilter, path.String(), "a filter needs a field or a metric")
 		}
