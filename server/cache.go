@@ -155,7 +155,7 @@ func await(ctx context.Context, wait <-chan struct{}) bool {
 // An entry larger than an eighth of the bound is not kept: one huge
 // answer must not flush every dashboard's.
 func (c *resultCache) put(e *cacheEntry) {
-	if e.bytes > c.maxBytes/8 {
+	if e.bytes > c.limit() {
 		return
 	}
 	c.mu.Lock()

@@ -29,11 +29,11 @@ import (
 // larger than the output buffer, so they stream and end with trailers.
 const wideRows = 40000
 
-const wideTable = `CREATE TABLE wide_t AS SELECT range AS k,
+var wideTable = `CREATE TABLE wide_t AS SELECT range AS k,
   'label ' || (range % 7) || CASE WHEN range % 11 = 0 THEN ' "quoted", ünï' ELSE '' END AS label,
   CAST(DATE '2024-01-01' + CAST(range % 400 AS INTEGER) AS DATE) AS day,
   CASE WHEN range % 13 = 0 THEN NULL ELSE range / 4.0 END AS x
-FROM range(` + "40000" + `)`
+FROM range(` + strconv.Itoa(wideRows) + `)`
 
 // newWideFixture serves shop, slow and wide (over wide_t).
 func newWideFixture(t *testing.T, mod func(*Config)) *fixture {
