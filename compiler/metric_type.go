@@ -78,7 +78,8 @@ type metricTypeData struct {
 // key of its OSSIE custom extension, after the metrics' expressions and
 // the extensions are read. Problems: OSS2041 (a schema violation, one per
 // violation, at its path), OSS2042 (a windowed expression that is not one
-// additive aggregate), OSS2043 (a metric that refers to a typed metric),
+// additive aggregate), OSS2043 (a typed metric used where it cannot be,
+// checkTypedRefs),
 // OSS2044 (a semi-additive along field that does not fit).
 func (mc *modelCheck) checkMetricTypes() {
 	mc.metricTypes = make([]*MetricType, len(mc.m.Metrics))
@@ -104,12 +105,69 @@ func (mc *modelCheck) checkMetricTypes() {
 		}
 	}
 	for i := range mc.m.Metrics {
-		for _, dep := range mc.metricExprs[i].deps {
-			if j, ok := mc.metrics.find(dep, false); ok && mc.metricTypes[j] != nil {
-				mc.errorf(CodeMetricTypeRef, mc.metricPath(i)+".expression", "metric %s refers to %s, a %s metric; a typed metric is queried on its own, not used inside another metric", mc.m.Metrics[i].Name, dep, mc.metricTypes[j].Type)
+		mc.checkTypedRefs(i)
+	}
+}
+
+// checkTypedRefs applies the rules for metrics over typed metrics
+// (docs/metrics.md, "Typed metrics inside other metrics"), OSS2043: a
+// plain metric may combine windowed metrics (cumulative, rolling, period
+// over period) with other metrics, computed after the window at the query
+// grain, when it aggregates nothing of its own; a typed metric windows one
+// per-period value and cannot window another typed metric; semi-additive
+// and conversion metrics are not used inside other metrics.
+func (mc *modelCheck) checkTypedRefs(i int) {
+	cm := mc.metricExprs[i]
+	name, path := mc.m.Metrics[i].Name, mc.metricPath(i)+".expression"
+	if t := mc.metricTypes[i]; t != nil {
+		if dep, dt := mc.typedDep(i, map[int]bool{}); dep != "" {
+			mc.errorf(CodeMetricTypeRef, path, "metric %s is a %s metric over %s, a %s metric; a typed metric windows one per-period value (SUM or COUNT), not another typed metric — combine them in a plain metric instead", name, t.Type, dep, dt)
+		}
+		return
+	}
+	windowedDep := false
+	for _, dep := range cm.deps {
+		j, ok := mc.metrics.find(dep, false)
+		if !ok {
+			continue
+		}
+		switch t := mc.metricTypes[j]; {
+		case t != nil && (t.Type == MetricSemi || t.Type == MetricConversion):
+			mc.errorf(CodeMetricTypeRef, path, "metric %s refers to %s, a %s metric; semi-additive and conversion metrics are queried on their own, not used inside another metric", name, dep, t.Type)
+			return
+		case t != nil:
+			windowedDep = true
+		default:
+			if d, _ := mc.typedDep(j, map[int]bool{}); d != "" {
+				windowedDep = true
 			}
 		}
 	}
+	if windowedDep && (len(cm.direct) > 0 || cm.star >= 0) {
+		mc.errorf(CodeMetricTypeRef, path, "metric %s combines typed metrics with aggregates of its own; a metric over typed metrics combines metrics only (declare the aggregate as a metric and refer to it)", name)
+	}
+}
+
+// typedDep is a typed metric metric i refers to, directly or through
+// plain metrics, with its type; "" when there is none.
+func (mc *modelCheck) typedDep(i int, seen map[int]bool) (string, string) {
+	if seen[i] {
+		return "", ""
+	}
+	seen[i] = true
+	for _, dep := range mc.metricExprs[i].deps {
+		j, ok := mc.metrics.find(dep, false)
+		if !ok {
+			continue
+		}
+		if t := mc.metricTypes[j]; t != nil {
+			return dep, t.Type
+		}
+		if d, t := mc.typedDep(j, seen); d != "" {
+			return d, t
+		}
+	}
+	return "", ""
 }
 
 // checkAlong requires a semi-additive metric's along field to be a time

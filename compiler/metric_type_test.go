@@ -50,8 +50,12 @@ func TestMetricTypes(t *testing.T) {
 			[]string{"error OSS2045 " + m2 + ".custom_extensions", "error OSS2045 " + m2 + ".custom_extensions", "error OSS2045 " + m2 + ".custom_extensions"}, "at orders.order_date: the field is not a time dimension"},
 		{"conversion needs its window", shop(typed("x", "COUNT(DISTINCT orders.customer_id)", `{"metric": {"version": 1, "type": "conversion", "entity": "orders.customer_id", "at": "orders.order_date", "to_entity": "customers.customer_id", "to_at": "customers.region"}}`)),
 			[]string{"error OSS2041 " + at}, "count"},
-		{"referring to a typed metric", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "all"}}`), met("y", "x * 2")),
-			[]string{"error OSS2043 semantic_model[0].metrics[3].expression"}, "a cumulative metric"},
+		{"a plain metric over a typed metric", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "all"}}`), met("y", "x * 2")),
+			nil, ""},
+		{"a typed metric over a typed metric", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "all"}}`), typed("z", "x", `{"metric": {"version": 1, "type": "rolling", "count": 2, "unit": "month"}}`)),
+			[]string{"error OSS2043 semantic_model[0].metrics[3].expression"}, "a rolling metric over x"},
+		{"a typed metric next to an aggregate", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "all"}}`), met("y", "x / COUNT(orders.order_id)")),
+			[]string{"error OSS2043 semantic_model[0].metrics[3].expression"}, "combines metrics only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -98,7 +98,11 @@ func (e *explainer) walk(n node, depth int) {
 		for _, m := range n.metrics {
 			ms = append(ms, m.name+" = "+describeFrame(n.frames[m.name], tm.grain))
 		}
-		why := "typed metrics, over a time spine of every " + string(tm.grain) + " from the first to the last with rows, per group of the other dimensions"
+		why := "typed metrics, over a time spine of every " + string(tm.grain) + " from the first to the last with rows"
+		if spans(n) {
+			why += " or in the date range"
+		}
+		why += ", per group of the other dimensions"
 		if len(n.after) > 0 {
 			var preds []string
 			for _, f := range n.after {
@@ -272,6 +276,10 @@ func comparedWith(prev, output string) string {
 // describeFrame words a window frame for EXPLAIN.
 func describeFrame(fr frame, g dialect.Grain) string {
 	switch {
+	case fr.yearAgo && g == dialect.Week:
+		return comparedWith("value of the same ISO week number a year earlier (none for week 53 when the prior ISO year has 52)", fr.output)
+	case fr.yearAgo && g == dialect.Hour:
+		return comparedWith("value of the same date and hour a year earlier", fr.output)
 	case fr.yearAgo:
 		return comparedWith("value of the same date a year earlier", fr.output)
 	case fr.lag > 0:

@@ -282,27 +282,9 @@ func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now 
 // dateRange renders a half-open or closed range. A date end includes its
 // whole day (x < end + 1 day); a timestamp end is exact (x <= end).
 func dateRange(d dialect.Dialect, x string, vals []any, now time.Time, loc *time.Location) (string, error) {
-	var start, end string
-	switch len(vals) {
-	case 1:
-		s, ok := vals[0].(string)
-		if !ok {
-			return "", fmt.Errorf("in_date_range takes [start, end] or a relative range such as \"last 7 days\"")
-		}
-		a, b, err := relativeRange(s, now.In(loc))
-		if err != nil {
-			return "", err
-		}
-		start, end = a, b
-	case 2:
-		a, ok1 := vals[0].(string)
-		b, ok2 := vals[1].(string)
-		if !ok1 || !ok2 {
-			return "", fmt.Errorf("in_date_range values must be date or timestamp strings")
-		}
-		start, end = a, b
-	default:
-		return "", fmt.Errorf("in_date_range takes [start, end] or one relative range, got %d values", len(vals))
+	start, end, err := rangeEnds(vals, now, loc)
+	if err != nil {
+		return "", err
 	}
 	lo, err := timeLiteral(d, start, loc)
 	if err != nil {
@@ -321,6 +303,27 @@ func dateRange(d dialect.Dialect, x string, vals []any, now time.Time, loc *time
 		return "", err
 	}
 	return fmt.Sprintf("(%s >= %s AND %s <= %s)", x, lo, x, hi), nil
+}
+
+// rangeEnds is the start and inclusive end of a date range's values:
+// [start, end] as given, or a relative range resolved against now in loc.
+func rangeEnds(vals []any, now time.Time, loc *time.Location) (string, string, error) {
+	switch len(vals) {
+	case 1:
+		s, ok := vals[0].(string)
+		if !ok {
+			return "", "", fmt.Errorf("in_date_range takes [start, end] or a relative range such as \"last 7 days\"")
+		}
+		return relativeRange(s, now.In(loc))
+	case 2:
+		a, ok1 := vals[0].(string)
+		b, ok2 := vals[1].(string)
+		if !ok1 || !ok2 {
+			return "", "", fmt.Errorf("in_date_range values must be date or timestamp strings")
+		}
+		return a, b, nil
+	}
+	return "", "", fmt.Errorf("in_date_range takes [start, end] or one relative range, got %d values", len(vals))
 }
 
 var relRe = regexp.MustCompile(`^(last|this|next)\s+(?:(\d+)\s+)?(day|week|month|quarter|year)s?$`)

@@ -59,6 +59,9 @@ type metricPlan struct {
 	// countLike: the metric is one COUNT-family measure, 0 where a
 	// period has no row.
 	countLike bool
+	// post: the metric is computed after the window from the window's
+	// columns (prepare_post.go); combiner and measures are then nil.
+	post *postWindow
 }
 
 // prepared caches everything about an artifact that depends only on the
@@ -130,6 +133,11 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 	}
 	for i := range p.art.Metrics {
 		m := &p.art.Metrics[i]
+		if p.reachesWindowed(m, map[string]bool{}) {
+			pw, prob := p.postOf(m, map[string]bool{})
+			pr.metrics[m.Name] = &metricPlan{post: pw, problem: prob, datatype: m.Datatype}
+			continue
+		}
 		mp := p.decompose(pr, m, map[string]bool{})
 		mp.datatype = m.Datatype
 		mp.typ = m.Type

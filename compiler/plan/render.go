@@ -78,7 +78,7 @@ func (r *renderer) statement(proj *project, win *window, where *filter, order *s
 		}
 		w.WriteByte(')')
 	}
-	if win != nil && !r.windowCTEs(proj, win) {
+	if win != nil && (!r.windowCTEs(proj, win) || !r.postCTE(proj)) {
 		return
 	}
 	w.WriteString(" SELECT ")
@@ -96,7 +96,7 @@ func (r *renderer) statement(proj *project, win *window, where *filter, order *s
 		}
 	}
 	if win != nil {
-		w.WriteString(` FROM "w" AS "q"`)
+		w.WriteString(` FROM "` + windowOut(proj) + `" AS "q"`)
 	} else {
 		w.WriteString(" FROM (SELECT ")
 		if !r.project(proj) {
@@ -158,6 +158,9 @@ func (r *renderer) project(proj *project) bool {
 		r.ident(proj.dims[i].name)
 	}
 	for _, m := range proj.metrics {
+		if m.mp.post != nil {
+			continue // computed after the window (render_window.go, postCTE)
+		}
 		sql, err := expr.Render(m.mp.combiner, r.d, func(ref expr.Ref) (string, error) {
 			mr, ok := proj.refs[ref.Name]
 			if ref.Qualifier != measureQualifier || !ok {

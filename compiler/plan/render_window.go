@@ -3,16 +3,18 @@ package plan
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
+	"github.com/ossie-dev/ossie/compiler/expr"
 )
 
 // spineDigits is, per grain, how many decimal digits the generated period
 // numbers have: the spine holds at most 10^digits periods, over 190 years
 // at every grain (273 years of days, 192 of weeks, 833 of months, 250 of
 // quarters, 1000 years), and no more rows than that.
-var spineDigits = map[dialect.Grain]int{dialect.Day: 5, dialect.Week: 4, dialect.Month: 4, dialect.Quarter: 3, dialect.Year: 3}
+var spineDigits = map[dialect.Grain]int{dialect.Hour: 5, dialect.Day: 5, dialect.Week: 4, dialect.Month: 4, dialect.Quarter: 3, dialect.Year: 3}
 
 // windowCTEs writes, after the groups' CTEs, the three CTEs of the window
 // node (rewrite_window.go):
@@ -28,39 +30,9 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 	if !r.project(proj) {
 		return false
 	}
+	w.WriteByte(')')
 	tcol := r.identString(proj.dims[win.time].name)
-	unit := strings.ToUpper(string(proj.dims[win.time].grain))
-	step, ok := r.d.Func("DATEADD", []string{unit, `"i"."n"`, `"r"."lo"`})
-	if !ok {
-		step = "DATEADD(" + unit + `, "i"."n", "r"."lo")`
-	}
-	w.WriteString(`), "s" AS (SELECT CAST(`)
-	w.WriteString(step)
-	w.WriteString(` AS DATE) AS "t" FROM (SELECT MIN(`)
-	w.WriteString(tcol)
-	w.WriteString(`) AS "lo", MAX(`)
-	w.WriteString(tcol)
-	w.WriteString(`) AS "hi" FROM "b") AS "r" CROSS JOIN (SELECT `)
-	digits := spineDigits[proj.dims[win.time].grain]
-	for i := 0; i < digits; i++ {
-		if i > 0 {
-			w.WriteString(" + ")
-		}
-		w.WriteString(`"d` + strconv.Itoa(i) + `"."n"`)
-		if i > 0 {
-			w.WriteString(" * 1" + strings.Repeat("0", i))
-		}
-	}
-	w.WriteString(" AS \"n\" FROM ")
-	for i := 0; i < digits; i++ {
-		if i > 0 {
-			w.WriteString(" CROSS JOIN ")
-		}
-		w.WriteString(`(VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS "d` + strconv.Itoa(i) + `"("n")`)
-	}
-	w.WriteString(`) AS "i" WHERE `)
-	w.WriteString(step)
-	w.WriteString(` <= "r"."hi")`)
+	r.spine(win, tcol)
 
 	// "w": one row per (period, group of the other dimensions).
 	w.WriteString(`, "w" AS (SELECT `)
@@ -77,9 +49,13 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 		others = append(others, c)
 		w.WriteString(`"p".` + c + " AS " + c)
 	}
+	tm := proj.dims[win.time]
 	var yearAgo []string // aliases of the year-ago joins, by metric order
 	for _, m := range proj.metrics {
 		w.sep(&first)
+		if m.mp.post != nil {
+			continue // computed from the windowed columns ("v")
+		}
 		v := `"b".` + r.identString(m.name)
 		if m.mp.countLike {
 			v = "COALESCE(" + v + ", 0)"
@@ -92,7 +68,7 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 			prev := alias + "." + r.identString(m.name)
 			if m.mp.countLike {
 				// 0 within the spine, NULL before its first period, as LAG.
-				prev = "CASE WHEN " + r.yearBack() + ` >= (SELECT MIN("t") FROM "s") THEN COALESCE(` + prev + ", 0) END"
+				prev = "CASE WHEN " + r.yearBack(tm) + ` >= (SELECT MIN("t") FROM "s") THEN COALESCE(` + prev + ", 0) END"
 			}
 			v = compared(r, v, prev, fr.output)
 		case typed:
@@ -109,11 +85,208 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 	w.WriteString(` LEFT JOIN "b" ON "b".` + tcol + ` = "s"."t"`)
 	r.groupMatch(`"b"`, others)
 	for _, alias := range yearAgo {
-		w.WriteString(` LEFT JOIN "b" AS ` + alias + " ON " + alias + "." + tcol + " = " + r.yearBack())
+		w.WriteString(` LEFT JOIN "b" AS ` + alias + " ON " + alias + "." + tcol + " = " + r.yearBack(tm))
 		r.groupMatch(alias, others)
 	}
 	w.WriteByte(')')
 	return true
+}
+
+// spine writes the CTE "s": every period of the query grain from the
+// first period with rows, or the first period of the date range the query
+// asks for when that is earlier, to the last with rows or the last of the
+// range when that is later (so a running total carries on and a rolling
+// window decays over periods past the data). The periods are generated from
+// numbers (no table, no engine-specific generator): up to 10^k periods, k
+// from spineDigits; hours are the days' 24 hours each.
+func (r *renderer) spine(win *window, tcol string) {
+	w := &r.sql
+	tm := win.input.dims[win.time]
+	add := func(unit, n, x string) string {
+		s, ok := r.d.Func("DATEADD", []string{unit, n, x})
+		if !ok {
+			s = "DATEADD(" + unit + ", " + n + ", " + x + ")"
+		}
+		return s
+	}
+	lo, hi := "MIN("+tcol+")", "MAX("+tcol+")"
+	for _, f := range spanFilters(win) {
+		first, last, ok := r.rangePeriods(f, tm)
+		if !ok {
+			continue // periodFilters reports the bad value
+		}
+		lo = "CASE WHEN " + lo + " < " + first + " THEN " + lo + " ELSE " + first + " END"
+		hi = "CASE WHEN " + hi + " > " + last + " THEN " + hi + " ELSE " + last + " END"
+	}
+	typ, unit, base := "DATE", strings.ToUpper(string(tm.grain)), `"r"."lo"`
+	if tm.grain == dialect.Hour {
+		typ, unit = r.d.TypeName("TIMESTAMP"), "DAY"
+		base = "CAST(CAST(" + base + " AS DATE) AS " + typ + ")"
+	}
+	step := add(unit, `"i"."n"`, base)
+	w.WriteString(`, "s" AS (SELECT `)
+	if tm.grain == dialect.Hour {
+		w.WriteString(`"x"."t" FROM (SELECT CAST(` + add("HOUR", `"h"."n"`, `"dd"."t"`) + ` AS ` + typ + `) AS "t", "dd"."lo", "dd"."hi" FROM (SELECT `)
+	}
+	w.WriteString("CAST(" + step + " AS " + typ + `) AS "t"`)
+	if tm.grain == dialect.Hour {
+		w.WriteString(`, "r"."lo", "r"."hi"`)
+	}
+	w.WriteString(` FROM (SELECT ` + lo + ` AS "lo", ` + hi + ` AS "hi" FROM "b") AS "r" CROSS JOIN (SELECT `)
+	digits := spineDigits[tm.grain]
+	for i := 0; i < digits; i++ {
+		if i > 0 {
+			w.WriteString(" + ")
+		}
+		w.WriteString(`"d` + strconv.Itoa(i) + `"."n"`)
+		if i > 0 {
+			w.WriteString(" * 1" + strings.Repeat("0", i))
+		}
+	}
+	w.WriteString(" AS \"n\" FROM ")
+	for i := 0; i < digits; i++ {
+		if i > 0 {
+			w.WriteString(" CROSS JOIN ")
+		}
+		w.WriteString(`(VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) AS "d` + strconv.Itoa(i) + `"("n")`)
+	}
+	w.WriteString(`) AS "i" WHERE ` + step + ` <= "r"."hi"`)
+	if tm.grain == dialect.Hour {
+		w.WriteString(`) AS "dd" CROSS JOIN (VALUES `)
+		for h := 0; h < 24; h++ {
+			if h > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString("(" + strconv.Itoa(h) + ")")
+		}
+		w.WriteString(`) AS "h"("n")) AS "x" WHERE "x"."t" >= "x"."lo" AND "x"."t" <= "x"."hi"`)
+	}
+	w.WriteByte(')')
+}
+
+// spanFilters are the window's time filters whose date range the spine
+// covers: in_date_range and between on the time field itself or at the
+// query grain (a filter at a coarser grain reads truncated periods).
+func spanFilters(win *window) []dimFilter {
+	var out []dimFilter
+	tm := win.input.dims[win.time]
+	for _, f := range win.after {
+		if (f.op == "in_date_range" || f.op == "between") && (f.dm.grain == "" || f.dm.grain == tm.grain) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// spans reports whether the spine of win covers a date range.
+func spans(win *window) bool { return len(spanFilters(win)) > 0 }
+
+// rangePeriods is the first and last period of filter f's date range at
+// the time dimension's grain, as typed literals: the periods holding the
+// range's start and its end (a date end is its whole day). The bounds are
+// wall time in the query zone, as the periods are.
+func (r *renderer) rangePeriods(f dimFilter, tm *dim) (string, string, bool) {
+	start, end, err := rangeEnds(f.val, r.b.now, r.b.loc)
+	if err != nil {
+		return "", "", false
+	}
+	a, _, ok1 := wallTime(start, r.b.loc)
+	b, endIsDate, ok2 := wallTime(end, r.b.loc)
+	if !ok1 || !ok2 {
+		return "", "", false
+	}
+	if endIsDate {
+		b = b.Add(24*time.Hour - time.Nanosecond)
+	}
+	lit := func(t time.Time) string {
+		t = truncWall(t, tm.grain, tm.weekStart)
+		if tm.grain == dialect.Hour {
+			return "CAST(" + r.d.QuoteString(t.Format("2006-01-02 15:04:05")) + " AS " + r.d.TypeName("TIMESTAMP") + ")"
+		}
+		return "CAST(" + r.d.QuoteString(t.Format("2006-01-02")) + " AS DATE)"
+	}
+	return lit(a), lit(b), true
+}
+
+// wallTime reads a date range bound as wall time in loc (labelled UTC): a
+// date (its midnight; isDate), a wall-clock timestamp, or an RFC 3339
+// timestamp converted into loc.
+func wallTime(s string, loc *time.Location) (t time.Time, isDate, ok bool) {
+	switch {
+	case dateRe.MatchString(s):
+		t, err := time.Parse("2006-01-02", s)
+		return t, true, err == nil
+	case timestampRe.MatchString(s):
+		t, err := time.Parse("2006-01-02 15:04:05", strings.Replace(s, "T", " ", 1))
+		if err != nil {
+			t, err = time.Parse("2006-01-02 15:04", strings.Replace(s, "T", " ", 1))
+		}
+		return t, false, err == nil
+	case zonedRe.MatchString(s):
+		t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(strings.Replace(s, " ", "T", 1)))
+		if err != nil {
+			return time.Time{}, false, false
+		}
+		w := t.In(loc)
+		return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), time.UTC), false, true
+	}
+	return time.Time{}, false, false
+}
+
+// truncWall is the start of the period of grain g holding wall time t.
+func truncWall(t time.Time, g dialect.Grain, weekStart string) time.Time {
+	switch g {
+	case dialect.Hour:
+		return t.Truncate(time.Hour)
+	case dialect.Week:
+		day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+		if weekStart == "sunday" {
+			return periodStart(day.AddDate(0, 0, 1), "week").AddDate(0, 0, -1)
+		}
+		return periodStart(day, "week")
+	}
+	return periodStart(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), string(g))
+}
+
+// postCTE writes, when the query computes metrics over typed metrics,
+// the CTE "v": the window's rows with those metrics computed from its
+// columns (prepare_post.go).
+func (r *renderer) postCTE(proj *project) bool {
+	if windowOut(proj) != "v" {
+		return true
+	}
+	w := &r.sql
+	w.WriteString(`, "v" AS (SELECT "w".*`)
+	for _, m := range proj.metrics {
+		if m.mp.post == nil {
+			continue
+		}
+		sql, err := expr.Render(m.mp.post.expr, r.d, func(ref expr.Ref) (string, error) {
+			if ref.Qualifier != windowQualifier {
+				return "", errUnresolved(ref)
+			}
+			return `"w".` + r.identString(ref.Name), nil
+		})
+		if err != nil {
+			r.fail(compiler.CodeUnknownReference, "metrics."+m.name, err.Error())
+			return false
+		}
+		w.WriteString(", " + sql + " AS ")
+		r.ident(m.name)
+	}
+	w.WriteString(` FROM "w")`)
+	return true
+}
+
+// windowOut is the CTE the window's answer is read from: "v" when some
+// metric is computed after the window, else "w".
+func windowOut(proj *project) string {
+	for _, m := range proj.metrics {
+		if m.mp.post != nil {
+			return "v"
+		}
+	}
+	return "w"
 }
 
 // groupMatch writes the join condition of alias's rows to the group of
@@ -124,14 +297,43 @@ func (r *renderer) groupMatch(alias string, others []string) {
 	}
 }
 
-// yearBack is the spine's period a year earlier, as a DATE (29 February
-// maps to 28 February).
-func (r *renderer) yearBack() string {
-	x, ok := r.d.Func("DATEADD", []string{"YEAR", "-1", `"s"."t"`})
-	if !ok {
-		x = `DATEADD(YEAR, -1, "s"."t")`
+// yearBack is the spine's period a year earlier, or NULL where it has
+// none: at day and hour grain the same date (and hour) a year earlier (29
+// February maps to 28 February); at week grain the week with the same ISO
+// week number in the prior ISO year (ISO 8601: week 1 holds 4 January, the
+// ISO year of a week is the year of its Thursday). That week starts 52
+// weeks back when the prior ISO year has 52 weeks and 53 back when it has
+// 53; week 53 has no counterpart in a 52-week year. A Sunday-start week is
+// read by its Monday.
+func (r *renderer) yearBack(tm *dim) string {
+	add := func(unit, n, x string) string {
+		s, ok := r.d.Func("DATEADD", []string{unit, n, x})
+		if !ok {
+			s = "DATEADD(" + unit + ", " + n + ", " + x + ")"
+		}
+		return s
 	}
-	return "CAST(" + x + " AS DATE)"
+	date := func(x string) string { return "CAST(" + x + " AS DATE)" }
+	switch tm.grain {
+	case dialect.Hour:
+		return "CAST(" + add("YEAR", "-1", `"s"."t"`) + " AS " + r.d.TypeName("TIMESTAMP") + ")"
+	case dialect.Week:
+		mon := `"s"."t"`
+		if tm.weekStart == "sunday" {
+			mon = date(add("DAY", "1", mon))
+		}
+		jan1 := r.d.DateTrunc(dialect.Year, add("DAY", "3", mon)) // 1 January of the week's ISO year
+		week1 := date(r.d.DateTrunc(dialect.Week, add("DAY", "3", jan1)))
+		prevWeek1 := date(r.d.DateTrunc(dialect.Week, add("DAY", "3", add("YEAR", "-1", jan1))))
+		back52, back53 := date(add("DAY", "-364", mon)), date(add("DAY", "-371", mon))
+		x := "CASE WHEN " + date(add("DAY", "364", prevWeek1)) + " = " + week1 +
+			" THEN CASE WHEN " + back52 + " < " + week1 + " THEN " + back52 + " END ELSE " + back53 + " END"
+		if tm.weekStart == "sunday" {
+			return date(add("DAY", "-1", "("+x+")"))
+		}
+		return "(" + x + ")"
+	}
+	return date(add("YEAR", "-1", `"s"."t"`))
 }
 
 // compared is a period-over-period output from the current value v and

@@ -190,6 +190,13 @@ func (s *resolver) addMetric(path where, name string, visible bool) *selMetric {
 	}
 	m := &selMetric{name: name, mp: mp, visible: visible}
 	s.b.metrics = append(s.b.metrics, m)
+	if mp.post != nil {
+		// The window computes the metrics it combines, hidden unless
+		// the query also selects them.
+		for _, dep := range mp.post.deps {
+			s.addMetric(path, dep, false)
+		}
+	}
 	return m
 }
 

@@ -2,7 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 )
@@ -37,10 +39,16 @@ func (bl *builder) windowOf() *window {
 		}
 	}
 	if t < 0 {
-		bl.fail(compiler.CodeWindowNoTime, "dimensions", fmt.Sprintf("metric %s is a %s metric: select a time dimension with a grain (day, week, month, quarter, year) to window it along", typed[0].name, typed[0].mp.typ.Type))
+		bl.fail(compiler.CodeWindowNoTime, "dimensions", fmt.Sprintf("metric %s is a %s metric: select a time dimension with a grain (hour, day, week, month, quarter, year) to window it along", typed[0].name, typed[0].mp.typ.Type))
 		return nil
 	}
 	tm := b.dims[t]
+	if tm.grain == dialect.Hour && tm.f.Datatype == ossie.TypeDate {
+		// A date has no hours: every value would sit in the midnight
+		// period and the spine would invent 23 empty hours a day.
+		bl.fail(compiler.CodeWindowGrain, "dimensions["+fmt.Sprint(t)+"].grain", fmt.Sprintf("metric %s: %s is a date; windows run at hour grain along a timestamp field only", typed[0].name, tm.name))
+		return nil
+	}
 	w := &window{origin: origin{rwWindow}, time: t, metrics: typed, frames: make(map[string]frame, len(typed))}
 	for _, m := range typed {
 		fr, msg := frameOf(m.mp.typ, tm.grain)
@@ -62,12 +70,13 @@ func (bl *builder) windowOf() *window {
 	return w
 }
 
-// grainRank orders the grains a window runs along; hour has none.
-var grainRank = map[dialect.Grain]int{dialect.Day: 1, dialect.Week: 2, dialect.Month: 3, dialect.Quarter: 4, dialect.Year: 5}
+// grainRank orders the grains a window runs along.
+var grainRank = map[dialect.Grain]int{dialect.Hour: 1, dialect.Day: 2, dialect.Week: 3, dialect.Month: 4, dialect.Quarter: 5, dialect.Year: 6}
 
 // periodsPer is how many periods of the query grain (second) make one
 // unit (first) exactly; absent pairs do not nest.
 var periodsPer = map[[2]dialect.Grain]int{
+	{dialect.Hour, dialect.Hour}: 1, {dialect.Day, dialect.Hour}: 24, {dialect.Week, dialect.Hour}: 168,
 	{dialect.Day, dialect.Day}: 1, {dialect.Week, dialect.Day}: 7, {dialect.Week, dialect.Week}: 1,
 	{dialect.Month, dialect.Month}: 1, {dialect.Quarter, dialect.Month}: 3, {dialect.Year, dialect.Month}: 12,
 	{dialect.Quarter, dialect.Quarter}: 1, {dialect.Year, dialect.Quarter}: 4, {dialect.Year, dialect.Year}: 1,
@@ -77,7 +86,7 @@ var periodsPer = map[[2]dialect.Grain]int{
 // why g does not fit.
 func frameOf(mt *compiler.MetricType, g dialect.Grain) (frame, string) {
 	if grainRank[g] == 0 {
-		return frame{}, fmt.Sprintf("windows run along day, week, month, quarter or year, not %s", g)
+		return frame{}, fmt.Sprintf("windows run along hour, day, week, month, quarter or year, not %s", g)
 	}
 	switch mt.Type {
 	case compiler.MetricCumulative:
@@ -95,25 +104,39 @@ func frameOf(mt *compiler.MetricType, g dialect.Grain) (frame, string) {
 	case compiler.MetricRolling:
 		per, ok := periodsPer[[2]dialect.Grain{dialect.Grain(mt.Unit), g}]
 		if !ok {
-			return frame{}, fmt.Sprintf("a window of %d %s is not a whole number of %s periods; query the %s grain or a grain that divides it", mt.Count, mt.Unit, g, mt.Unit)
+			// A window that is not a whole number of periods (30 days or 2
+			// weeks at month grain) is not a sum of period values, and
+			// the per-period values are all the window reads: refused
+			// rather than approximated (docs/metrics.md, "Rolling").
+			return frame{}, fmt.Sprintf("a window of %d %s is not a whole number of %s periods, so it is not a sum of %s values; query at the %s grain or a finer one that divides it (%s), or declare the window in %s units", mt.Count, mt.Unit, g, g, mt.Unit, finerGrains(dialect.Grain(mt.Unit)), g)
 		}
 		return frame{preceding: mt.Count*per - 1}, ""
 	case compiler.MetricPeriodOver:
 		fr := frame{lag: 1, output: mt.Output}
 		if mt.Offset == "prior_year" {
 			per, ok := periodsPer[[2]dialect.Grain{dialect.Year, g}]
-			switch {
-			case ok:
+			if ok {
 				fr.lag = per
-			case g == dialect.Day:
-				// Days of a year vary (leap years): the same date a year
-				// earlier is looked up, not counted back.
+			} else {
+				// Days and hours of a year vary (leap years), and so do
+				// ISO weeks (52 or 53): the same period a year earlier is
+				// looked up, not counted back (render_window.go, yearBack).
 				fr.lag, fr.yearAgo = 0, true
-			default:
-				return frame{}, fmt.Sprintf("the same %s a year earlier is not a whole number of %s periods back; query day, month, quarter or year", g, g)
 			}
 		}
 		return fr, ""
 	}
 	return frame{}, fmt.Sprintf("unknown metric type %q", mt.Type)
+}
+
+// finerGrains lists the query grains a window of unit u is a whole
+// number of periods of, finest first.
+func finerGrains(u dialect.Grain) string {
+	var out []string
+	for _, g := range dialect.Grains {
+		if _, ok := periodsPer[[2]dialect.Grain{u, g}]; ok {
+			out = append(out, string(g))
+		}
+	}
+	return strings.Join(out, ", ")
 }

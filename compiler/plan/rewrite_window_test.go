@@ -56,7 +56,8 @@ func TestWindowRefusals(t *testing.T) {
 	p := shopPlanner(t, false)
 	for _, c := range []struct{ body, code, path, msg string }{
 		{`{"metrics":["revenue_running"],"dimensions":["customers.region"]}`, compiler.CodeWindowNoTime, "dimensions", "select a time dimension with a grain"},
-		{`{"metrics":["revenue_running"],"dimensions":[{"field":"orders.ordered_at","grain":"hour"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "not hour"},
+		{`{"metrics":["revenue_running"],"dimensions":[{"field":"refunds.refunded_on","grain":"hour"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "timestamp field only"},
+		{`{"metrics":["revenue_2w"],"dimensions":[{"field":"orders.ordered_at","grain":"quarter"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "hour, day, week"},
 		{`{"metrics":["order_count_mtd"],"dimensions":[{"field":"orders.ordered_at","grain":"week"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "month-to-date"},
 		{`{"metrics":["revenue_2w"],"dimensions":[{"field":"orders.ordered_at","grain":"month"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "2 week"},
 	} {
@@ -159,7 +160,7 @@ semantic_model:
 }
 
 // The same period a year earlier: counted back where a year is a whole
-// number of periods, looked up by date at day grain, refused at week.
+// number of periods, looked up at day, hour and (ISO) week grain.
 func TestPriorYearFrames(t *testing.T) {
 	py := &compiler.MetricType{Version: 1, Type: compiler.MetricPeriodOver, Offset: "prior_year", Output: "difference"}
 	for _, c := range []struct {
@@ -167,7 +168,7 @@ func TestPriorYearFrames(t *testing.T) {
 		lag     int
 		yearAgo bool
 		refused bool
-	}{{dialect.Month, 12, false, false}, {dialect.Quarter, 4, false, false}, {dialect.Year, 1, false, false}, {dialect.Day, 0, true, false}, {dialect.Week, 0, false, true}} {
+	}{{dialect.Month, 12, false, false}, {dialect.Quarter, 4, false, false}, {dialect.Year, 1, false, false}, {dialect.Day, 0, true, false}, {dialect.Week, 0, true, false}, {dialect.Hour, 0, true, false}} {
 		fr, msg := frameOf(py, c.g)
 		if (msg != "") != c.refused || fr.lag != c.lag || fr.yearAgo != c.yearAgo || (!c.refused && fr.output != "difference") {
 			t.Errorf("%s: frame %+v, refusal %q", c.g, fr, msg)
