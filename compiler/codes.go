@@ -63,6 +63,7 @@ const (
 	CodeWindowGrain  = "OSS4061" // the query's grain does not fit the metric type's window
 	CodeSemiFanOut   = "OSS4062" // a semi-additive or conversion metric grouped by a member across a one-to-many hop
 	CodeConvJoin     = "OSS4063" // a conversion metric grouped or filtered by a member of its event-B dataset
+	CodeCompareRange = "OSS4064" // a compare_date_range that does not fit: not a time field, fewer than 2 or more than 12 ranges, a bad range, on two dimensions
 
 	CodeEngine           = "OSS5001" // the engine refused or failed the query
 	CodeTimeout          = "OSS5002" // query time limit exceeded or request cancelled

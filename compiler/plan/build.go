@@ -23,6 +23,7 @@ const (
 	rwGovernance  = "governance"           // rewrite_governance.go
 	rwTimezone    = "query time zone"      // rewrite_timezone.go
 	rwStoredZone  = "stored time zone"     // rewrite_storedzone.go
+	rwCompare     = "compare date ranges"  // compare.go: one branch per range
 )
 
 // builder is the state of one build run.

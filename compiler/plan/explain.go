@@ -202,6 +202,14 @@ func (e *explainer) walk(n node, depth int) {
 			effect += "; " + n.rel.Name + " chosen of several paths by " + n.chosen
 		}
 		e.line(depth, join+n.dataset+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)
+	case *compare:
+		e.line(depth, "compare date ranges of "+n.field+": "+strings.Join(n.labels, "; "), n.rewrite,
+			"each range answered as the query with in_date_range on "+n.field+" (a window keeps its history before the range), rows labelled compare_date_range, stacked in the order of the ranges")
+		for j, b := range n.branches {
+			e.line(depth+1, "range "+n.labels[j], n.rewrite, "the query with "+n.field+" in "+n.labels[j])
+			e.walk(b, depth+2)
+		}
+		return
 	case *scan:
 		e.line(depth, "scan "+n.dataset, n.rewrite, "every row of dataset "+n.dataset)
 	case *rowFilter:

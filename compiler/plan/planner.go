@@ -81,6 +81,15 @@ func (p *Planner) plan(q *Query, d dialect.Dialect, pol *policy) (*Plan, compile
 	if q == nil {
 		return nil, compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "empty query"}}
 	}
+	if i := compareDim(q); i >= 0 {
+		return p.planCompare(q, i, d, pol)
+	}
+	return p.planOne(q, d, pol, false)
+}
+
+// planOne plans a query without date-range comparison; numbered: the
+// answer carries each row's position in the query's order (compare.go).
+func (p *Planner) planOne(q *Query, d dialect.Dialect, pol *policy, numbered bool) (*Plan, compiler.Problems) {
 	pr := p.prepared(d)
 	if len(pr.unsupported) > 0 {
 		return nil, pol.redact(pr.unsupported)
@@ -93,7 +102,7 @@ func (p *Planner) plan(q *Query, d dialect.Dialect, pol *policy) (*Plan, compile
 	if len(probs) > 0 {
 		return nil, probs
 	}
-	sql, probs := render(p, pr, b, root)
+	sql, probs := render(p, pr, b, root, numbered)
 	if len(probs) > 0 {
 		return nil, probs
 	}

@@ -8,6 +8,7 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/ossie-dev/ossie/compiler"
@@ -53,11 +54,22 @@ type Query struct {
 // as order date and ship date to one calendar): {"field":
 // "calendar.month", "via": "orders_ship_date"}. Without it a metric's
 // pinned via is used, else the query is refused with OSS4011.
+//
+// CompareDateRange, on one time dimension of the query, answers the query
+// once per date range (Cube's compareDateRange): each range is [start,
+// end] as in_date_range takes it, or one relative range ("last month").
+// The rows of every range are returned together, in the order of the
+// ranges, with a first column "compare_date_range" holding the range as
+// "start - end" (relative ranges resolved); without a grain the dimension
+// only picks the ranges and is not a column. 2 to 12 ranges; problems are
+// OSS4064 at dimensions[i].compare_date_range[j]. The JSON key is
+// "compare_date_range"; Cube's spelling "compareDateRange" is accepted.
 type Dimension struct {
-	Field     string `json:"field"`
-	Grain     string `json:"grain,omitempty"`
-	WeekStart string `json:"week_start,omitempty"`
-	Via       string `json:"via,omitempty"`
+	Field            string `json:"field"`
+	Grain            string `json:"grain,omitempty"`
+	WeekStart        string `json:"week_start,omitempty"`
+	Via              string `json:"via,omitempty"`
+	CompareDateRange []any  `json:"compare_date_range,omitempty"`
 }
 
 // UnmarshalJSON accepts a string or an object (unknown keys refused).
@@ -68,13 +80,23 @@ func (d *Dimension) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	type plain Dimension
-	var p plain
+	var p struct {
+		plain
+		CubeCompare []any `json:"compareDateRange,omitempty"`
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
+	dec.UseNumber()
 	if err := dec.Decode(&p); err != nil {
 		return err
 	}
-	*d = Dimension(p)
+	if p.CubeCompare != nil {
+		if p.CompareDateRange != nil {
+			return errors.New("compare_date_range and compareDateRange are the same key; give one")
+		}
+		p.CompareDateRange = p.CubeCompare
+	}
+	*d = Dimension(p.plain)
 	return nil
 }
 

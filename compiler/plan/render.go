@@ -19,6 +19,9 @@ type renderer struct {
 	b     *bound
 	sql   sqlBuilder
 	probs compiler.Problems
+	// numbered: the statement also returns rowNumberCol, each row's
+	// position in the query's order (compare.go).
+	numbered bool
 }
 
 // render writes the statement of the plan rooted at root:
@@ -29,8 +32,8 @@ type renderer struct {
 //
 // The plan's shape is fixed by build: limit ← sort ← filter ← project ←
 // combine ← aggregates; the optional nodes may be absent.
-func render(p *Planner, pr *prepared, b *bound, root node) (string, compiler.Problems) {
-	r := &renderer{p: p, pr: pr, d: pr.d, b: b}
+func render(p *Planner, pr *prepared, b *bound, root node, numbered bool) (string, compiler.Problems) {
+	r := &renderer{p: p, pr: pr, d: pr.d, b: b, numbered: numbered}
 	r.sql.Grow(2048)
 	var (
 		lim   *limit
@@ -95,6 +98,11 @@ func (r *renderer) statement(proj *project, win *window, where *filter, order *s
 			r.ident(m.name)
 		}
 	}
+	if r.numbered {
+		w.WriteString(", ROW_NUMBER() OVER (")
+		r.orderKeys(order)
+		w.WriteString(`) AS "` + rowNumberCol + `"`)
+	}
 	if win != nil {
 		w.WriteString(` FROM "` + windowOut(proj) + `" AS "q"`)
 	} else {
@@ -119,23 +127,30 @@ func (r *renderer) statement(proj *project, win *window, where *filter, order *s
 			w.WriteString(pred)
 		}
 	}
-	if order != nil {
-		w.WriteString(" ORDER BY ")
-		for i, k := range order.keys {
-			if i > 0 {
-				w.WriteString(", ")
-			}
-			w.WriteString(`"q".`)
-			r.ident(k.col)
-			if k.desc {
-				w.WriteString(" DESC NULLS LAST")
-			} else {
-				w.WriteString(" ASC NULLS LAST")
-			}
-		}
-	}
+	r.orderKeys(order)
 	if lim != nil {
 		w.WriteString(r.d.LimitOffset(lim.n, lim.offset))
+	}
+}
+
+// orderKeys writes ORDER BY and the sort's keys; nothing without a sort.
+func (r *renderer) orderKeys(order *sortNode) {
+	if order == nil {
+		return
+	}
+	w := &r.sql
+	w.WriteString(" ORDER BY ")
+	for i, k := range order.keys {
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		w.WriteString(`"q".`)
+		r.ident(k.col)
+		if k.desc {
+			w.WriteString(" DESC NULLS LAST")
+		} else {
+			w.WriteString(" ASC NULLS LAST")
+		}
 	}
 }
 

@@ -52,10 +52,10 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 	tm := proj.dims[win.time]
 	var yearAgo []string // aliases of the year-ago joins, by metric order
 	for _, m := range proj.metrics {
-		w.sep(&first)
 		if m.mp.post != nil {
 			continue // computed from the windowed columns ("v")
 		}
+		w.sep(&first)
 		v := `"b".` + r.identString(m.name)
 		if m.mp.countLike {
 			v = "COALESCE(" + v + ", 0)"
