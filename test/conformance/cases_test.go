@@ -39,7 +39,7 @@ var tzCases = []string{filepath.Join("testdata", "TZ-01")}
 // metricCases are this suite's cases of metric types (docs/metrics.md):
 // running totals, grain-to-date, rolling windows, period over period,
 // semi-additive balances and conversion.
-var metricCases = []string{filepath.Join("testdata", "MT-01"), filepath.Join("testdata", "MT-02"), filepath.Join("testdata", "MT-03"), filepath.Join("testdata", "MT-04")}
+var metricCases = []string{filepath.Join("testdata", "MT-01"), filepath.Join("testdata", "MT-02"), filepath.Join("testdata", "MT-03"), filepath.Join("testdata", "MT-04"), filepath.Join("testdata", "MT-05")}
 
 // TestMetricTypeCases runs metricCases like the time-zone cases, each
 // expected answer first proven by its check_sql on DuckDB.
