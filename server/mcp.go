@@ -199,6 +199,12 @@ type MCPMember struct {
 	IsTime      bool        `json:"is_time,omitempty"`
 	Masked      string      `json:"masked,omitempty"`
 	Context     *MCPContext `json:"ai_context,omitempty"`
+	// MetricType: a typed metric's type and window (running total,
+	// to-date, rolling, period over period, semi-additive, conversion);
+	// WindowedBy: the typed metrics a metric is computed from. Either
+	// needs a time dimension with a grain in the query.
+	MetricType *compiler.MetricType `json:"metric_type,omitempty"`
+	WindowedBy []string             `json:"windowed_by,omitempty"`
 }
 
 // MCPDataset is one dataset's name and description.
@@ -240,7 +246,8 @@ func (t *mcpTools) describeModel(ctx context.Context, req *mcp.CallToolRequest, 
 		out.TimeGrains = append(out.TimeGrains, string(g))
 	}
 	for _, m := range d.Metrics {
-		out.Metrics = append(out.Metrics, MCPMember{Name: m.Name, Datatype: string(m.Datatype), Description: m.Description, Context: flatContext(m.AIContext)})
+		out.Metrics = append(out.Metrics, MCPMember{Name: m.Name, Datatype: string(m.Datatype), Description: m.Description, Context: flatContext(m.AIContext),
+			MetricType: m.MetricType, WindowedBy: m.WindowedBy})
 	}
 	for _, ds := range d.Datasets {
 		out.Datasets = append(out.Datasets, MCPDataset{Name: ds.Name, Description: ds.Description, Context: flatContext(ds.AIContext)})
@@ -270,8 +277,9 @@ type MCPQueryInput struct {
 
 // MCPDimension is a group-by member, optionally truncated to a time grain.
 type MCPDimension struct {
-	Field string `json:"field" jsonschema:"dimension name: dataset.field"`
-	Grain string `json:"grain,omitempty" jsonschema:"time grain of a time dimension: hour, day, week, month, quarter or year"`
+	Field            string `json:"field" jsonschema:"dimension name: dataset.field"`
+	Grain            string `json:"grain,omitempty" jsonschema:"time grain of a time dimension: hour, day, week, month, quarter or year"`
+	CompareDateRange []any  `json:"compare_date_range,omitempty" jsonschema:"on one time dimension: answer the query once per date range (2 to 12), each [start, end] dates or one relative range such as 'last month'; the rows of each range come labelled in a first column compare_date_range"`
 }
 
 // MCPFilter is one condition on a dimension (before aggregation) or a
@@ -292,7 +300,7 @@ type MCPOrder struct {
 func (in MCPQueryInput) query() *plan.Query {
 	q := &plan.Query{Metrics: in.Metrics, Limit: in.Limit, Timezone: in.Timezone}
 	for _, d := range in.Dimensions {
-		q.Dimensions = append(q.Dimensions, plan.Dimension{Field: d.Field, Grain: d.Grain})
+		q.Dimensions = append(q.Dimensions, plan.Dimension{Field: d.Field, Grain: d.Grain, CompareDateRange: d.CompareDateRange})
 	}
 	for _, f := range in.Filters {
 		q.Filters = append(q.Filters, plan.Filter{Field: f.Field, Metric: f.Metric, Op: f.Op, Values: f.Values})

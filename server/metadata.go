@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
+	"slices"
 )
 
 // ModelSummary is one entry of GET /v1/models.
@@ -66,6 +67,13 @@ type MetricInfo struct {
 	Name string `json:"name"`
 	compiler.MetricDoc
 	Datasets []string `json:"datasets,omitempty"`
+	// MetricType is a typed metric's parameters (docs/metrics.md): its
+	// type and window. A typed metric, and a metric over one (WindowedBy),
+	// needs a time dimension with a grain in the query.
+	MetricType *compiler.MetricType `json:"metric_type,omitempty"`
+	// WindowedBy names the typed metrics a plain metric is computed from
+	// after their window (revenue_ytd / revenue_running).
+	WindowedBy []string `json:"windowed_by,omitempty"`
 }
 
 // RelationshipRef names a many-to-one join between two datasets.
@@ -117,7 +125,37 @@ func describeModel(a *compiler.Artifact) ModelDetail {
 		d.Relationships = append(d.Relationships, RelationshipRef{Name: r.Name, From: r.From, To: r.To})
 	}
 	for _, m := range a.Metrics {
-		d.Metrics = append(d.Metrics, MetricInfo{Name: m.Name, MetricDoc: m.MetricDoc, Datasets: m.Datasets})
+		d.Metrics = append(d.Metrics, MetricInfo{Name: m.Name, MetricDoc: m.MetricDoc, Datasets: m.Datasets, MetricType: m.Type, WindowedBy: windowedBy(a, &m)})
 	}
 	return d
+}
+
+// windowedBy lists the typed metrics plain metric m reads, directly or
+// through other plain metrics, sorted; nil for a typed metric.
+func windowedBy(a *compiler.Artifact, m *compiler.ArtifactMetric) []string {
+	if m.Type != nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{m.Name: true}
+	var walk func(names []string)
+	walk = func(names []string) {
+		for _, n := range names {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			dep := a.Metric(n)
+			switch {
+			case dep == nil:
+			case dep.Type != nil:
+				out = append(out, n)
+			default:
+				walk(dep.DependsOn)
+			}
+		}
+	}
+	walk(m.DependsOn)
+	slices.Sort(out)
+	return out
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3gen"
+
+	"github.com/ossie-dev/ossie/compiler/plan"
 )
 
 // openAPIPaths is the written part of the OpenAPI 3.1 description of
@@ -54,7 +56,9 @@ var schemaDocs = map[string]string{
 		"many-to-one paths; default: the metrics' pinned via, else OSS4011); a filter has exactly one of field " +
 		"(before aggregation) or metric (after aggregation), an op (=, !=, in, not_in, gt, gte, lt, lte, between, contains, " +
 		"starts_with, is_null, is_not_null, in_date_range, and their aliases) and values or value; an order has a key and dir " +
-		"(asc or desc). Grains: hour, day, week, month, quarter, year; week_start: monday or sunday.",
+		"(asc or desc). Grains: hour, day, week, month, quarter, year; week_start: monday or sunday. compare_date_range (Cube's " +
+		"compareDateRange, also accepted under that key) on one time dimension answers the query once per date range, each " +
+		"[start, end] or a relative range such as \"last month\", the rows labelled by a first column compare_date_range (OSS4064).",
 	"Query.metrics":                "Metric names",
 	"Query.limit":                  "Rows of the page; absent: no limit (the server's row cap still applies and is reported)",
 	"Query.timezone":               "IANA time zone for time buckets and relative date ranges; default UTC",
@@ -142,7 +146,10 @@ func describe(name string, s map[string]any) {
 	}
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	dimensionType   = reflect.TypeFor[plan.Dimension]()
+)
 
 // customizeSchema adds what the JSON encoding of a type says and plain
 // reflection cannot see:
@@ -179,6 +186,10 @@ func customizeSchema(t reflect.Type, s *openapi3.Schema, request bool) error {
 	}
 	if request && s.Properties != nil {
 		s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(bool)}
+	}
+	if t == dimensionType && s.Properties["compare_date_range"] != nil {
+		// plan.Dimension's decoder also takes Cube's spelling.
+		s.Properties["compareDateRange"] = s.Properties["compare_date_range"]
 	}
 	if acceptsString(t) {
 		obj := *s
