@@ -123,7 +123,8 @@ func (p *Planner) zoneNow(q *Query) (*time.Location, time.Time) {
 }
 
 // compareRange checks one range, [start, end] or a relative range, and
-// returns it as in_date_range values and its label "start - end".
+// returns it resolved as in_date_range values [start, end] and its label
+// "start - end".
 func compareRange(r any, now time.Time, loc *time.Location) ([]any, string, error) {
 	var vals []any
 	switch r := r.(type) {
@@ -154,7 +155,9 @@ func compareRange(r any, now time.Time, loc *time.Location) ([]any, string, erro
 	if b.Before(a) {
 		return nil, "", fmt.Errorf("the range ends (%s) before it starts (%s)", end, start)
 	}
-	return vals, start + " - " + end, nil
+	// The branch filters on the resolved dates, so a relative range and
+	// its label cannot resolve against two different clocks.
+	return []any{start, end}, start + " - " + end, nil
 }
 
 // branchQuery is q for one range: the compared dimension without

@@ -110,6 +110,15 @@ func (e *explainer) walk(n node, depth int) {
 			}
 			why += "; periods returned where " + strings.Join(preds, " and ") + " (applied after the window, so its history is whole)"
 		}
+		var post []string
+		for _, m := range n.input.metrics {
+			if m.mp.post != nil {
+				post = append(post, m.name+" = "+strings.Join(m.mp.post.deps, ", ")+" combined")
+			}
+		}
+		if len(post) > 0 {
+			why += "; then, from the windowed values of each period, " + strings.Join(post, ", ")
+		}
 		e.line(depth, "window along "+tm.name+": "+strings.Join(ms, ", "), n.rewrite, why)
 	case *project:
 		e.proj = n
