@@ -120,8 +120,11 @@ func (mc *modelCheck) checkTypedRefs(i int) {
 	cm := mc.metricExprs[i]
 	name, path := mc.m.Metrics[i].Name, mc.metricPath(i)+".expression"
 	if t := mc.metricTypes[i]; t != nil {
+		if mc.windowsTyped(i) {
+			return
+		}
 		if dep, dt := mc.typedDep(i, map[int]bool{}); dep != "" {
-			mc.errorf(CodeMetricTypeRef, path, "metric %s is a %s metric over %s, a %s metric; a typed metric windows one per-period value (SUM or COUNT), not another typed metric — combine them in a plain metric instead", name, t.Type, dep, dt)
+			mc.errorf(CodeMetricTypeRef, path, "metric %s is a %s metric over %s, a %s metric; a typed metric windows a per-period value (SUM or COUNT), or exactly one cumulative, rolling or period-over-period metric over plain metrics (the prior year of a year-to-date) — combine others in a plain metric instead", name, t.Type, dep, dt)
 		}
 		return
 	}
@@ -146,6 +149,26 @@ func (mc *modelCheck) checkTypedRefs(i int) {
 	if windowedDep && (len(cm.direct) > 0 || cm.star >= 0) {
 		mc.errorf(CodeMetricTypeRef, path, "metric %s combines typed metrics with aggregates of its own; a metric over typed metrics combines metrics only (declare the aggregate as a metric and refer to it)", name)
 	}
+}
+
+// windowsTyped reports whether typed metric i is one windowed type
+// (cumulative, rolling, period over period) whose expression is only the
+// name of another windowed typed metric over plain metrics: it then
+// windows that metric's windowed values, one level deep.
+func (mc *modelCheck) windowsTyped(i int) bool {
+	isWindowed := func(t *MetricType) bool {
+		return t != nil && t.Type != MetricSemi && t.Type != MetricConversion
+	}
+	ref, ok := mc.metricExprs[i].node.(expr.Ref)
+	if !ok || ref.Qualifier != "" || !isWindowed(mc.metricTypes[i]) {
+		return false
+	}
+	j, ok := mc.metrics.find(ref.Name, false)
+	if !ok || !isWindowed(mc.metricTypes[j]) {
+		return false
+	}
+	dep, _ := mc.typedDep(j, map[int]bool{})
+	return dep == ""
 }
 
 // typedDep is a typed metric metric i refers to, directly or through

@@ -96,7 +96,11 @@ func (e *explainer) walk(n node, depth int) {
 		tm := n.input.dims[n.time]
 		var ms []string
 		for _, m := range n.metrics {
-			ms = append(ms, m.name+" = "+describeFrame(n.frames[m.name], tm.grain))
+			d := describeFrame(n.frames[m.name], tm.grain)
+			if m.mp.over != "" {
+				d += " of " + m.mp.over
+			}
+			ms = append(ms, m.name+" = "+d)
 		}
 		why := "typed metrics, over a time spine of every " + string(tm.grain) + " from the first to the last with rows"
 		if spans(n) {

@@ -91,7 +91,7 @@ func TestCallersAndVisibility(t *testing.T) {
 	gov := loadGovernedShop(t)
 	plain := loadShop(t)
 	all := plain.Visible(nil)
-	if all.Governed || len(all.Metrics) != 18 || len(all.Fields) != 16 || len(all.Datasets) != 4 {
+	if all.Governed || len(all.Metrics) != 19 || len(all.Fields) != 16 || len(all.Datasets) != 4 {
 		t.Fatalf("ungoverned visibility: %+v", all)
 	}
 	for _, v := range []plan.Visibility{gov.Visible(nil), plain.Visible(&plan.Caller{Roles: []string{"x"}})} {

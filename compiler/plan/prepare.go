@@ -62,6 +62,11 @@ type metricPlan struct {
 	// post: the metric is computed after the window from the window's
 	// columns (prepare_post.go); combiner and measures are then nil.
 	post *postWindow
+	// over: a typed metric whose expression is another windowed typed
+	// metric (the prior year of a year-to-date): typ windows that
+	// metric's windowed values (render_window.go, "w2"); combiner and
+	// measures are nil.
+	over string
 }
 
 // prepared caches everything about an artifact that depends only on the
@@ -133,6 +138,10 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 	}
 	for i := range p.art.Metrics {
 		m := &p.art.Metrics[i]
+		if dep := p.windowedRef(m); dep != "" {
+			pr.metrics[m.Name] = &metricPlan{typ: m.Type, over: dep, datatype: m.Datatype}
+			continue
+		}
 		if p.reachesWindowed(m, map[string]bool{}) {
 			pw, prob := p.postOf(m, map[string]bool{})
 			pr.metrics[m.Name] = &metricPlan{post: pw, problem: prob, datatype: m.Datatype}

@@ -109,3 +109,20 @@ func (p *Planner) postOf(m *compiler.ArtifactMetric, visiting map[string]bool) (
 	})
 	return pw, prob
 }
+
+// windowedRef is, for a windowed typed metric whose expression is only a
+// reference to another windowed typed metric, that metric's name; ""
+// otherwise (the compiler allows one such level, OSS2043).
+func (p *Planner) windowedRef(m *compiler.ArtifactMetric) string {
+	if !windowed(m.Type) {
+		return ""
+	}
+	r, ok := m.Expr.Node.(expr.Ref)
+	if !ok || r.Qualifier != "" {
+		return ""
+	}
+	if dep := p.art.Metric(r.Name); dep != nil && windowed(dep.Type) {
+		return dep.Name
+	}
+	return ""
+}

@@ -81,8 +81,14 @@ func (r *renderer) statement(proj *project, win *window, where *filter, order *s
 		}
 		w.WriteByte(')')
 	}
-	if win != nil && (!r.windowCTEs(proj, win) || !r.postCTE(proj)) {
-		return
+	if win != nil {
+		if !r.windowCTEs(proj, win) {
+			return
+		}
+		r.overCTE(proj, win)
+		if !r.postCTE(proj) {
+			return
+		}
 	}
 	w.WriteString(" SELECT ")
 	first := true
@@ -173,8 +179,8 @@ func (r *renderer) project(proj *project) bool {
 		r.ident(proj.dims[i].name)
 	}
 	for _, m := range proj.metrics {
-		if m.mp.post != nil {
-			continue // computed after the window (render_window.go, postCTE)
+		if m.mp.post != nil || m.mp.over != "" {
+			continue // computed after the window (render_window.go, overCTE, postCTE)
 		}
 		sql, err := expr.Render(m.mp.combiner, r.d, func(ref expr.Ref) (string, error) {
 			mr, ok := proj.refs[ref.Name]

@@ -52,8 +52,8 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 	tm := proj.dims[win.time]
 	var yearAgo []string // aliases of the year-ago joins, by metric order
 	for _, m := range proj.metrics {
-		if m.mp.post != nil {
-			continue // computed from the windowed columns ("v")
+		if m.mp.post != nil || m.mp.over != "" {
+			continue // computed from the windowed columns ("w2", "v")
 		}
 		w.sep(&first)
 		v := `"b".` + r.identString(m.name)
@@ -68,11 +68,11 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 			prev := alias + "." + r.identString(m.name)
 			if m.mp.countLike {
 				// 0 within the spine, NULL before its first period, as LAG.
-				prev = "CASE WHEN " + r.yearBack(tm) + ` >= (SELECT MIN("t") FROM "s") THEN COALESCE(` + prev + ", 0) END"
+				prev = "CASE WHEN " + r.yearBack(tm, `"s"."t"`) + ` >= (SELECT MIN("t") FROM "s") THEN COALESCE(` + prev + ", 0) END"
 			}
 			v = compared(r, v, prev, fr.output)
 		case typed:
-			v = r.windowed(v, fr, others)
+			v = r.windowed(v, fr, `"p"`, others, `"s"."t"`)
 		}
 		w.WriteString(v)
 		w.WriteString(" AS ")
@@ -83,10 +83,10 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 		w.WriteString(` CROSS JOIN (SELECT DISTINCT ` + strings.Join(others, ", ") + ` FROM "b") AS "p"`)
 	}
 	w.WriteString(` LEFT JOIN "b" ON "b".` + tcol + ` = "s"."t"`)
-	r.groupMatch(`"b"`, others)
+	r.groupMatch(`"b"`, `"p"`, others)
 	for _, alias := range yearAgo {
-		w.WriteString(` LEFT JOIN "b" AS ` + alias + " ON " + alias + "." + tcol + " = " + r.yearBack(tm))
-		r.groupMatch(alias, others)
+		w.WriteString(` LEFT JOIN "b" AS ` + alias + " ON " + alias + "." + tcol + " = " + r.yearBack(tm, `"s"."t"`))
+		r.groupMatch(alias, `"p"`, others)
 	}
 	w.WriteByte(')')
 	return true
@@ -255,8 +255,12 @@ func (r *renderer) postCTE(proj *project) bool {
 	if windowOut(proj) != "v" {
 		return true
 	}
+	src := `"w"`
+	if hasOver(proj) {
+		src = `"w2"`
+	}
 	w := &r.sql
-	w.WriteString(`, "v" AS (SELECT "w".*`)
+	w.WriteString(`, "v" AS (SELECT ` + src + `.*`)
 	for _, m := range proj.metrics {
 		if m.mp.post == nil {
 			continue
@@ -265,7 +269,7 @@ func (r *renderer) postCTE(proj *project) bool {
 			if ref.Qualifier != windowQualifier {
 				return "", errUnresolved(ref)
 			}
-			return `"w".` + r.identString(ref.Name), nil
+			return src + "." + r.identString(ref.Name), nil
 		})
 		if err != nil {
 			r.fail(compiler.CodeUnknownReference, "metrics."+m.name, err.Error())
@@ -274,26 +278,85 @@ func (r *renderer) postCTE(proj *project) bool {
 		w.WriteString(", " + sql + " AS ")
 		r.ident(m.name)
 	}
-	w.WriteString(` FROM "w")`)
+	w.WriteString(` FROM ` + src + `)`)
 	return true
 }
 
+// overCTE writes, when a typed metric windows another typed metric (the
+// prior year of a year-to-date), the CTE "w2": the rows of "w" (one per
+// period and group, so rows are periods) with those metrics windowed from
+// the other metric's windowed column along the same periods.
+func (r *renderer) overCTE(proj *project, win *window) {
+	if !hasOver(proj) {
+		return
+	}
+	w := &r.sql
+	tm := proj.dims[win.time]
+	tname := r.identString(tm.name)
+	t := `"w".` + tname
+	var others []string
+	for i, dm := range proj.dims {
+		if i != win.time {
+			others = append(others, r.identString(dm.name))
+		}
+	}
+	w.WriteString(`, "w2" AS (SELECT "w".*`)
+	var joins []string
+	for _, m := range proj.metrics {
+		if m.mp.over == "" {
+			continue
+		}
+		fr := win.frames[m.name]
+		v := `"w".` + r.identString(m.mp.over)
+		if fr.yearAgo {
+			alias := `"z` + strconv.Itoa(len(joins)) + `"`
+			joins = append(joins, alias)
+			v = compared(r, v, alias+"."+r.identString(m.mp.over), fr.output)
+		} else {
+			v = r.windowed(v, fr, `"w"`, others, t)
+		}
+		w.WriteString(", " + v + " AS ")
+		r.ident(m.name)
+	}
+	w.WriteString(` FROM "w"`)
+	for _, alias := range joins {
+		w.WriteString(` LEFT JOIN "w" AS ` + alias + " ON " + alias + "." + tname + " = " + r.yearBack(tm, t))
+		r.groupMatch(alias, `"w"`, others)
+	}
+	w.WriteByte(')')
+}
+
+// hasOver reports whether a typed metric of proj windows another one.
+func hasOver(proj *project) bool {
+	for _, m := range proj.metrics {
+		if m.mp.over != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // windowOut is the CTE the window's answer is read from: "v" when some
-// metric is computed after the window, else "w".
+// metric is computed after the window, else "w2" when a typed metric
+// windows another, else "w".
 func windowOut(proj *project) string {
 	for _, m := range proj.metrics {
 		if m.mp.post != nil {
 			return "v"
 		}
 	}
+	if hasOver(proj) {
+		return "w2"
+	}
 	return "w"
 }
 
 // groupMatch writes the join condition of alias's rows to the group of
-// the other dimensions "p": NULL is a group of its own, as in GROUP BY.
-func (r *renderer) groupMatch(alias string, others []string) {
+// the other dimensions of group (an alias): NULL is a group of its own, as
+// in GROUP BY.
+func (r *renderer) groupMatch(alias, group string, others []string) {
 	for _, c := range others {
-		r.sql.WriteString(` AND (` + alias + "." + c + ` = "p".` + c + ` OR (` + alias + "." + c + ` IS NULL AND "p".` + c + ` IS NULL))`)
+		r.sql.WriteString(` AND (` + alias + "." + c + ` = ` + group + `.` + c + ` OR (` + alias + "." + c + ` IS NULL AND ` + group + `.` + c + ` IS NULL))`)
 	}
 }
 
@@ -305,7 +368,7 @@ func (r *renderer) groupMatch(alias string, others []string) {
 // weeks back when the prior ISO year has 52 weeks and 53 back when it has
 // 53; week 53 has no counterpart in a 52-week year. A Sunday-start week is
 // read by its Monday.
-func (r *renderer) yearBack(tm *dim) string {
+func (r *renderer) yearBack(tm *dim, t string) string {
 	add := func(unit, n, x string) string {
 		s, ok := r.d.Func("DATEADD", []string{unit, n, x})
 		if !ok {
@@ -316,9 +379,9 @@ func (r *renderer) yearBack(tm *dim) string {
 	date := func(x string) string { return "CAST(" + x + " AS DATE)" }
 	switch tm.grain {
 	case dialect.Hour:
-		return "CAST(" + add("YEAR", "-1", `"s"."t"`) + " AS " + r.d.TypeName("TIMESTAMP") + ")"
+		return "CAST(" + add("YEAR", "-1", t) + " AS " + r.d.TypeName("TIMESTAMP") + ")"
 	case dialect.Week:
-		mon := `"s"."t"`
+		mon := t
 		if tm.weekStart == "sunday" {
 			mon = date(add("DAY", "1", mon))
 		}
@@ -333,7 +396,7 @@ func (r *renderer) yearBack(tm *dim) string {
 		}
 		return "(" + x + ")"
 	}
-	return date(add("YEAR", "-1", `"s"."t"`))
+	return date(add("YEAR", "-1", t))
 }
 
 // compared is a period-over-period output from the current value v and
@@ -349,21 +412,21 @@ func compared(r *renderer, v, prev, output string) string {
 }
 
 // windowed applies frame fr to the per-period value v, partitioned by the
-// other dimensions' columns (of "p") and ordered by the spine's period.
-func (r *renderer) windowed(v string, fr frame, others []string) string {
+// other dimensions' columns (of alias group) and ordered by period t.
+func (r *renderer) windowed(v string, fr frame, group string, others []string, t string) string {
 	var over strings.Builder
 	over.WriteString(" OVER (")
 	parts := make([]string, 0, len(others)+1)
 	for _, c := range others {
-		parts = append(parts, `"p".`+c)
+		parts = append(parts, group+"."+c)
 	}
 	if fr.reset != "" {
-		parts = append(parts, "CAST("+r.d.DateTrunc(fr.reset, `"s"."t"`)+" AS DATE)")
+		parts = append(parts, "CAST("+r.d.DateTrunc(fr.reset, t)+" AS DATE)")
 	}
 	if len(parts) > 0 {
 		over.WriteString("PARTITION BY " + strings.Join(parts, ", ") + " ")
 	}
-	over.WriteString(`ORDER BY "s"."t"`)
+	over.WriteString("ORDER BY " + t)
 	if fr.lag > 0 {
 		return compared(r, v, "LAG("+v+", "+strconv.Itoa(fr.lag)+")"+over.String()+")", fr.output)
 	}

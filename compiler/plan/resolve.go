@@ -197,6 +197,9 @@ func (s *resolver) addMetric(path where, name string, visible bool) *selMetric {
 			s.addMetric(path, dep, false)
 		}
 	}
+	if mp.over != "" {
+		s.addMetric(path, mp.over, false)
+	}
 	return m
 }
 
