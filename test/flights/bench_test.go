@@ -111,6 +111,14 @@ const flightsTyped = `
       - name: flight_count_prior_period
         expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count}]}
         custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "period_over_period", "offset": "prior_period", "output": "value"}}'}]
+      - name: flight_count_ytd
+        expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count}]}
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "cumulative", "window": "to_date", "grain": "year"}}'}]
+      - name: flight_count_prior_year_ytd
+        expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count_ytd}]}
+        custom_extensions: [{vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "period_over_period", "offset": "prior_year", "output": "value"}}'}]
+      - name: flight_count_ytd_vs_prior_year
+        expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count_ytd / flight_count_prior_year_ytd}]}
 `
 
 // BenchmarkPlanFlightsWindow plans a running total and a prior-year
@@ -132,6 +140,38 @@ func BenchmarkPlanFlightsWindow(b *testing.B) {
 		Metrics:    []string{"flight_count", "flight_count_running", "flight_count_prior_year"},
 		Dimensions: []plan.Dimension{{Field: "origin.state"}, {Field: "flights.departure_time", Grain: "month"}},
 		Filters:    []plan.Filter{{Field: "flights.departure_time", Op: "in_date_range", Values: []any{"2024-01-01", "2024-12-31"}}},
+	}
+	if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
+		b.Fatalf("plan: %v", probs)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
+			b.Fatal(probs)
+		}
+	}
+}
+
+// BenchmarkPlanFlightsCompare plans two compared date ranges (Cube's
+// compareDateRange) of a running total, a prior year and a year-to-date
+// against the prior year's year-to-date, by origin state and month.
+func BenchmarkPlanFlightsCompare(b *testing.B) {
+	data, err := os.ReadFile(modelFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	arts, probs := compiler.Load(append(data, flightsTyped...), compiler.CompileOptions{})
+	if probs.HasErrors() {
+		b.Fatalf("model: %v", probs)
+	}
+	p, err := plan.New(arts[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := &plan.Query{
+		Metrics: []string{"flight_count", "flight_count_running", "flight_count_prior_year", "flight_count_ytd_vs_prior_year"},
+		Dimensions: []plan.Dimension{{Field: "origin.state"}, {Field: "flights.departure_time", Grain: "month",
+			CompareDateRange: []any{[]any{"2001-04-01", "2001-06-30"}, []any{"2000-04-01", "2000-06-30"}}}},
 	}
 	if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
 		b.Fatalf("plan: %v", probs)
