@@ -39,7 +39,10 @@ type builder struct {
 // dataset has no primary key for) are all returned; the plan is then nil.
 func (p *Planner) build(b *bound) (node, compiler.Problems) {
 	bl := &builder{p: p, b: b}
-	win := bl.windowOf()
+	var win *window
+	if !b.q.perPeriod {
+		win = bl.windowOf()
+	}
 	bl.distinctMembers()
 	bl.aggregatePerHome()
 	bl.dedupFanOut()

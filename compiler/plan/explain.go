@@ -297,6 +297,12 @@ func comparedWith(prev, output string) string {
 // describeFrame words a window frame for EXPLAIN.
 func describeFrame(fr frame, g dialect.Grain) string {
 	switch {
+	case fr.fine != "":
+		unit := fr.unit
+		if fr.count != 1 {
+			unit += "s"
+		}
+		return fmt.Sprintf("sum of the %d %s before each %s's end, from %s values of the query planned at %s grain (not a whole number of %s periods)", fr.count, unit, g, fr.fine, fr.fine, g)
 	case fr.yearAgo && g == dialect.Week:
 		return comparedWith("value of the same ISO week number a year earlier (none for week 53 when the prior ISO year has 52)", fr.output)
 	case fr.yearAgo && g == dialect.Hour:

@@ -193,9 +193,16 @@ type frame struct {
 	reset     dialect.Grain
 	lag       int
 	output    string // lag or yearAgo: value, difference or ratio
-	// yearAgo: the value of the same date a year earlier (day grain),
-	// joined from the per-period values instead of counted back.
+	// yearAgo: the value of the same period a year earlier (day, hour
+	// and week grain), joined from the per-period values instead of
+	// counted back.
 	yearAgo bool
+	// fine (day or hour): a rolling window of count units that is not a
+	// whole number of query periods, summed from the values per fine
+	// period in the count units before each period's end.
+	fine  dialect.Grain
+	count int
+	unit  string
 }
 
 // measureRef is where a measure's value is: column col of group alias.

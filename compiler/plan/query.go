@@ -42,6 +42,11 @@ type Query struct {
 	// logical plan too (Plan.Explain). Planning does not read it; the query
 	// endpoint refuses it.
 	Explain bool `json:"explain,omitempty"`
+
+	// perPeriod plans typed metrics as their per-period values, without
+	// the window: the finer-grain values a rolling window that is not a
+	// whole number of periods sums (render_window.go, fineCTE).
+	perPeriod bool
 }
 
 // Dimension is a group-by member: `dataset.field`, optionally truncated to

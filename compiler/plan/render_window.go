@@ -33,6 +33,10 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 	w.WriteByte(')')
 	tcol := r.identString(proj.dims[win.time].name)
 	r.spine(win, tcol)
+	fineTime, ok := r.fineCTE(win)
+	if !ok {
+		return false
+	}
 
 	// "w": one row per (period, group of the other dimensions).
 	w.WriteString(`, "w" AS (SELECT `)
@@ -51,6 +55,7 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 	}
 	tm := proj.dims[win.time]
 	var yearAgo []string // aliases of the year-ago joins, by metric order
+	var fines []*selMetric // metrics summed from finer periods, by alias
 	for _, m := range proj.metrics {
 		if m.mp.post != nil || m.mp.over != "" {
 			continue // computed from the windowed columns ("w2", "v")
@@ -71,6 +76,12 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 				prev = "CASE WHEN " + r.yearBack(tm, `"s"."t"`) + ` >= (SELECT MIN("t") FROM "s") THEN COALESCE(` + prev + ", 0) END"
 			}
 			v = compared(r, v, prev, fr.output)
+		case typed && fr.fine != "":
+			v = `"f` + strconv.Itoa(len(fines)) + `".` + r.identString(m.name)
+			if m.mp.countLike {
+				v = "COALESCE(" + v + ", 0)"
+			}
+			fines = append(fines, m)
 		case typed:
 			v = r.windowed(v, fr, `"p"`, others, `"s"."t"`)
 		}
@@ -88,8 +99,99 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 		w.WriteString(` LEFT JOIN "b" AS ` + alias + " ON " + alias + "." + tcol + " = " + r.yearBack(tm, `"s"."t"`))
 		r.groupMatch(alias, `"p"`, others)
 	}
+	for i, m := range fines {
+		alias := `"f` + strconv.Itoa(i) + `"`
+		w.WriteString(" LEFT JOIN " + r.fineSum(m, win.frames[m.name], tm, fineTime, others) + " AS " + alias + " ON " + alias + `."t" = "s"."t"`)
+		r.groupMatch(alias, `"p"`, others)
+	}
 	w.WriteByte(')')
 	return true
+}
+
+// fineCTE writes, when a rolling window is not a whole number of query
+// periods (30 days at month grain), the CTE "f": the query planned again
+// at the window's fine grain (day or hour) with those metrics' per-period
+// values, without the filters on the window's time field (history) and
+// without metric filters, order and limit; the caller's row filters, the
+// other filters and the time zone are the same. It returns the column of
+// f's periods.
+func (r *renderer) fineCTE(win *window) (string, bool) {
+	var fine dialect.Grain
+	var metrics []string
+	for _, m := range win.metrics {
+		if fr := win.frames[m.name]; fr.fine != "" {
+			fine = fr.fine // one grain: hour units need an hour field, day units a day one
+			metrics = append(metrics, m.name)
+		}
+	}
+	if fine == "" {
+		return "", true
+	}
+	for _, m := range win.metrics {
+		if fr := win.frames[m.name]; fr.fine != "" && fr.fine != fine {
+			r.fail(compiler.CodeWindowGrain, "dimensions["+strconv.Itoa(win.time)+"].grain", "rolling windows of hours and of days that are not whole query periods cannot be queried together; query them apart")
+			return "", false
+		}
+	}
+	q := r.b.q
+	tm := win.input.dims[win.time]
+	fq := Query{Metrics: metrics, Timezone: q.Timezone, perPeriod: true, Dimensions: make([]Dimension, len(q.Dimensions))}
+	copy(fq.Dimensions, q.Dimensions)
+	fq.Dimensions[win.time] = Dimension{Field: tm.ds + "." + tm.field, Grain: string(fine), Via: q.Dimensions[win.time].Via}
+	skip := map[int]bool{}
+	for _, f := range win.after {
+		skip[f.index] = true
+	}
+	for i, f := range q.Filters {
+		if !skip[i] && f.Metric == "" {
+			fq.Filters = append(fq.Filters, f)
+		}
+	}
+	pl, probs := r.p.planOne(&fq, r.d, r.b.pol, false)
+	if len(probs) > 0 {
+		r.probs = append(r.probs, probs...)
+		return "", false
+	}
+	r.sql.WriteString(`, "f" AS (SELECT * FROM (` + pl.SQL + `) AS "x")`)
+	return r.identString(pl.Columns[win.time].Name), true
+}
+
+// fineSum is the FROM item of one window summed from finer periods: per
+// spine period and group of the other dimensions, the sum of "f"'s values
+// from count units before the period's end up to its end.
+func (r *renderer) fineSum(m *selMetric, fr frame, tm *dim, ft string, others []string) string {
+	add := func(unit, n, x string) string {
+		s, ok := r.d.Func("DATEADD", []string{unit, n, x})
+		if !ok {
+			s = "DATEADD(" + unit + ", " + n + ", " + x + ")"
+		}
+		return s
+	}
+	typ := "DATE"
+	if fr.fine == dialect.Hour {
+		typ = r.d.TypeName("TIMESTAMP")
+	}
+	end := "CAST(" + add(strings.ToUpper(string(tm.grain)), "1", `"s"."t"`) + " AS " + typ + ")"
+	start := "CAST(" + add(strings.ToUpper(fr.unit), strconv.Itoa(-fr.count), end) + " AS " + typ + ")"
+	var b strings.Builder
+	b.WriteString(`(SELECT "s"."t" AS "t"`)
+	for _, c := range others {
+		b.WriteString(`, "g".` + c + " AS " + c)
+	}
+	b.WriteString(`, SUM("f".` + r.identString(m.name) + ") AS " + r.identString(m.name) + ` FROM "s"`)
+	if len(others) > 0 {
+		b.WriteString(` CROSS JOIN (SELECT DISTINCT ` + strings.Join(others, ", ") + ` FROM "b") AS "g"`)
+	}
+	b.WriteString(` JOIN "f" ON "f".` + ft + " >= " + start + ` AND "f".` + ft + " < " + end)
+	for _, c := range others {
+		b.WriteString(` AND ("f".` + c + ` = "g".` + c + ` OR ("f".` + c + ` IS NULL AND "g".` + c + ` IS NULL))`)
+	}
+	b.WriteString(` GROUP BY "s"."t"`)
+	for _, c := range others {
+		b.WriteString(`, "g".` + c)
+	}
+	b.WriteByte(')')
+	return b.String()
 }
 
 // spine writes the CTE "s": every period of the query grain from the

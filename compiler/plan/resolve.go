@@ -16,6 +16,7 @@ import (
 // checked against its field's type, and metrics are decomposed into
 // measures with their home datasets. It is the input of build.
 type bound struct {
+	q   *Query // as asked, for the finer-grain plan of a window (fineCTE)
 	pr  *prepared
 	d   dialect.Dialect
 	pol *policy // nil: ungoverned
@@ -99,7 +100,7 @@ func (s *resolver) fail(code, path, msg string) {
 // resolve binds q for the dialect of pr under pol. On any problem the
 // bound query is nil and every problem found is returned.
 func (p *Planner) resolve(q *Query, pr *prepared, pol *policy) (*bound, compiler.Problems) {
-	b := &bound{pr: pr, d: pr.d, pol: pol, loc: time.UTC, limit: -1, offset: q.Offset}
+	b := &bound{q: q, pr: pr, d: pr.d, pol: pol, loc: time.UTC, limit: -1, offset: q.Offset}
 	s := &resolver{p: p, b: b}
 	if q.Timezone != "" {
 		loc, err := time.LoadLocation(q.Timezone)

@@ -52,6 +52,12 @@ func (bl *builder) windowOf() *window {
 	w := &window{origin: origin{rwWindow}, time: t, metrics: typed, frames: make(map[string]frame, len(typed))}
 	for _, m := range typed {
 		fr, msg := frameOf(m.mp.typ, tm.grain)
+		if msg == "" && fr.fine == dialect.Hour && tm.f.Datatype == ossie.TypeDate {
+			msg = fmt.Sprintf("a window of %d hours reads hour values, and %s is a date", fr.count, tm.name)
+		}
+		if msg == "" && fr.fine != "" && m.mp.over != "" {
+			msg = "a rolling window that is not a whole number of " + string(tm.grain) + " periods sums finer periods' values, which " + m.mp.over + " (a windowed metric) does not have"
+		}
 		if msg != "" {
 			bl.fail(compiler.CodeWindowGrain, "dimensions["+fmt.Sprint(t)+"].grain", fmt.Sprintf("metric %s: %s", m.name, msg))
 			continue
@@ -103,6 +109,9 @@ func frameOf(mt *compiler.MetricType, g dialect.Grain) (frame, string) {
 		return fr, ""
 	case compiler.MetricRolling:
 		per, ok := periodsPer[[2]dialect.Grain{dialect.Grain(mt.Unit), g}]
+		if fine := fineGrain(dialect.Grain(mt.Unit), g); !ok && fine != "" {
+			return frame{fine: fine, count: mt.Count, unit: mt.Unit}, ""
+		}
 		if !ok {
 			// A window that is not a whole number of periods (30 days or 2
 			// weeks at month grain) is not a sum of period values, and
@@ -127,6 +136,22 @@ func frameOf(mt *compiler.MetricType, g dialect.Grain) (frame, string) {
 		return fr, ""
 	}
 	return frame{}, fmt.Sprintf("unknown metric type %q", mt.Type)
+}
+
+// fineGrain is the grain whose values a rolling window of unit u at
+// query grain g sums when u is not a whole number of g periods: days for
+// day and week units at week grain or coarser, hours for an hour unit at
+// day grain or coarser; "" when there is none (months at week grain: a
+// month ending on a Monday is not a whole number of weeks or a fixed
+// number of days, and stays refused).
+func fineGrain(u, g dialect.Grain) dialect.Grain {
+	switch {
+	case (u == dialect.Day || u == dialect.Week) && grainRank[g] > grainRank[dialect.Day]:
+		return dialect.Day
+	case u == dialect.Hour && grainRank[g] > grainRank[dialect.Hour]:
+		return dialect.Hour
+	}
+	return ""
 }
 
 // finerGrains lists the query grains a window of unit u is a whole

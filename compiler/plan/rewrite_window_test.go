@@ -57,9 +57,8 @@ func TestWindowRefusals(t *testing.T) {
 	for _, c := range []struct{ body, code, path, msg string }{
 		{`{"metrics":["revenue_running"],"dimensions":["customers.region"]}`, compiler.CodeWindowNoTime, "dimensions", "select a time dimension with a grain"},
 		{`{"metrics":["revenue_running"],"dimensions":[{"field":"refunds.refunded_on","grain":"hour"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "timestamp field only"},
-		{`{"metrics":["revenue_2w"],"dimensions":[{"field":"orders.ordered_at","grain":"quarter"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "hour, day, week"},
 		{`{"metrics":["order_count_mtd"],"dimensions":[{"field":"orders.ordered_at","grain":"week"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "month-to-date"},
-		{`{"metrics":["revenue_2w"],"dimensions":[{"field":"orders.ordered_at","grain":"month"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "2 week"},
+		{`{"metrics":["order_count_24h"],"dimensions":[{"field":"refunds.refunded_on","grain":"day"}]}`, compiler.CodeWindowGrain, "dimensions[0].grain", "is a date"},
 	} {
 		q, _ := ParseQuery([]byte(c.body))
 		_, probs := p.Plan(q, dialect.DuckDB)
@@ -156,6 +155,26 @@ semantic_model:
 	groot := planOf(t, gp, `{"metrics":["refund_within_7d_rate"],"dimensions":["customers.region"]}`, &Caller{Roles: []string{"regional"}, Attributes: map[string]string{"region": "NA"}})
 	if rf, ok := nodesOf[*convJoin](groot)[0].right.(*rowFilter); !ok || rf.dataset != "refunds" {
 		t.Fatalf("the refunds of a conversion are not row-filtered for a governed caller: %T", nodesOf[*convJoin](groot)[0].right)
+	}
+}
+
+// Rolling windows that are not whole query periods: summed from day (or
+// hour) values where the unit is days, weeks or hours; months at week or
+// day grain stay refused.
+func TestFineFrames(t *testing.T) {
+	for _, c := range []struct {
+		unit    string
+		g, fine dialect.Grain
+		refused bool
+	}{
+		{"day", dialect.Month, dialect.Day, false}, {"week", dialect.Month, dialect.Day, false}, {"day", dialect.Week, dialect.Day, false},
+		{"hour", dialect.Day, dialect.Hour, false}, {"month", dialect.Week, "", true}, {"month", dialect.Day, "", true},
+		{"week", dialect.Day, "", false}, {"hour", dialect.Hour, "", false},
+	} {
+		fr, msg := frameOf(&compiler.MetricType{Version: 1, Type: compiler.MetricRolling, Count: 30, Unit: c.unit}, c.g)
+		if (msg != "") != c.refused || fr.fine != c.fine {
+			t.Errorf("%s at %s grain: frame %+v, refusal %q", c.unit, c.g, fr, msg)
+		}
 	}
 }
 
