@@ -54,7 +54,7 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 		w.WriteString(`"p".` + c + " AS " + c)
 	}
 	tm := proj.dims[win.time]
-	var yearAgo []string // aliases of the year-ago joins, by metric order
+	var yearAgo []string   // aliases of the year-ago joins, by metric order
 	var fines []*selMetric // metrics summed from finer periods, by alias
 	for _, m := range proj.metrics {
 		if m.mp.post != nil || m.mp.over != "" {
