@@ -5,8 +5,8 @@
 // apache/iceberg-rest-fixture image), with the runtime jars that
 // scripts/iceberg-rest.sh resolved into bin/iceberg-rest/<Version>/lib.
 // It is the catalog protocol Apache Polaris serves; its backend is a JDBC
-// catalog on an in-memory SQLite database and its warehouse a directory of
-// the local file system, both thrown away at Stop.
+// catalog on a SQLite file and its warehouse a directory of the local file
+// system, both in a temporary directory removed at Stop.
 //
 // The server starts in about 3 s and stays under 200 MiB (heap capped at
 // 256 MiB), so a test binary shares one:
@@ -66,7 +66,7 @@ const startTimeout = 2 * time.Minute
 
 // Catalog is one running REST catalog server.
 type Catalog struct {
-	dir  string // temporary directory: warehouse/, server.log
+	dir  string // temporary directory: warehouse/, catalog.db, server.log
 	port int
 
 	// StartDuration is how long Start took (process start to the first
@@ -168,11 +168,15 @@ func (c *Catalog) start(home, javaBin string) error {
 	cmd.Dir = c.dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// RESTCatalogServer reads its configuration from CATALOG_* variables
-	// (CATALOG_REST_PORT is rest.port); its default backend is a JDBC
-	// catalog on an in-memory SQLite database.
+	// (CATALOG_REST_PORT is rest.port). Its backend is a JDBC catalog on
+	// SQLite; not its default jdbc:sqlite::memory:, which gives each of
+	// the catalog's pooled connections a database of its own (a namespace
+	// made on one is missing on the other: "Failed to list namespaces"
+	// now and then), but a file in the temporary directory.
 	cmd.Env = append(os.Environ(),
 		"CATALOG_REST_PORT="+strconv.Itoa(c.port),
 		"CATALOG_WAREHOUSE="+c.WarehouseURI(),
+		"CATALOG_URI=jdbc:sqlite:"+filepath.Join(c.dir, "catalog.db"),
 	)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
