@@ -6,8 +6,8 @@
 // connector, which stores tables and views), `system`, and any a test
 // passes in Options.Catalogs (with the plugins they need in
 // Options.Plugins, e.g. an Iceberg REST catalog of test/icebergrest).
-// Access control:
-// Trino's file-based system access control with Rules (users below).
+// Access control: Trino's file-based system access control with Rules
+// (users below).
 //
 // Start-up took 16 s to 49 s on a shared 2-core machine; the JVM's
 // resident memory is about 270 MiB after start and under 1 GiB after the
