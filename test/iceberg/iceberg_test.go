@@ -225,6 +225,9 @@ func TestDraftFromIcebergRESTThroughTrino(t *testing.T) {
 	if code, vout, verr := run(t, "validate", model); code != ossiectl.ExitOK {
 		t.Fatalf("validate the reviewed model: exit %d\n%s%s", code, vout, verr)
 	}
+	if code, vout, verr := run(t, "validate", "--engine", "trino", "--dsn-env", "OSSIE_TEST_ICEBERG_DSN", model); code != ossiectl.ExitOK {
+		t.Fatalf("validate bound to Trino: exit %d\n%s%s", code, vout, verr)
+	}
 	code, out, errOut = run(t, "query", model, "--engine", "trino", "--dsn-env", "OSSIE_TEST_ICEBERG_DSN",
 		"--metrics", "revenue,order_count,avg_amount", "--dimensions", "customers.region", "--order-by", "customers.region", "--format", "csv")
 	if code != ossiectl.ExitOK {
@@ -266,6 +269,17 @@ func TestDraftFromIcebergRESTThroughTrino(t *testing.T) {
 			t.Errorf("row %d: ossiectl query %v, hand-written SQL %v", i, g, w)
 		}
 	}
+
+	// A column dropped from the Iceberg table is drift when the model is
+	// bound to Trino again.
+	if err := srv.Exec(ctx, `ALTER TABLE iceberg.shop.orders DROP COLUMN note`); err != nil {
+		t.Fatal(err)
+	}
+	code, vout, verr := run(t, "validate", "--engine", "trino", "--dsn-env", "OSSIE_TEST_ICEBERG_DSN", model)
+	if code != ossiectl.ExitProblems || !strings.Contains(vout+verr, "OSS5001") || !strings.Contains(vout+verr, "note") {
+		t.Errorf("validate after DROP COLUMN note: exit %d\n%s%s", code, vout, verr)
+	}
+	t.Logf("validate after DROP COLUMN note:\n%s%s", vout, verr)
 }
 
 // reviewed adds to a draft what a reviewer adds: the customers' primary
