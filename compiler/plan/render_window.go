@@ -160,13 +160,7 @@ func (r *renderer) fineCTE(win *window) (string, bool) {
 // spine period and group of the other dimensions, the sum of "f"'s values
 // from count units before the period's end up to its end.
 func (r *renderer) fineSum(m *selMetric, fr frame, tm *dim, ft string, others []string) string {
-	add := func(unit, n, x string) string {
-		s, ok := r.d.Func("DATEADD", []string{unit, n, x})
-		if !ok {
-			s = "DATEADD(" + unit + ", " + n + ", " + x + ")"
-		}
-		return s
-	}
+	add := r.dateAdd
 	typ := "DATE"
 	if fr.fine == dialect.Hour {
 		typ = r.d.TypeName("TIMESTAMP")
@@ -204,13 +198,7 @@ func (r *renderer) fineSum(m *selMetric, fr frame, tm *dim, ft string, others []
 func (r *renderer) spine(win *window, tcol string) {
 	w := &r.sql
 	tm := win.input.dims[win.time]
-	add := func(unit, n, x string) string {
-		s, ok := r.d.Func("DATEADD", []string{unit, n, x})
-		if !ok {
-			s = "DATEADD(" + unit + ", " + n + ", " + x + ")"
-		}
-		return s
-	}
+	add := r.dateAdd
 	lo, hi := "MIN("+tcol+")", "MAX("+tcol+")"
 	for _, f := range spanFilters(win) {
 		first, last, ok := r.rangePeriods(f, tm)
@@ -453,6 +441,15 @@ func windowOut(proj *project) string {
 	return "w"
 }
 
+// dateAdd is x plus n units (HOUR, DAY, WEEK, MONTH, YEAR) in the
+// dialect's spelling.
+func (r *renderer) dateAdd(unit, n, x string) string {
+	if s, ok := r.d.Func("DATEADD", []string{unit, n, x}); ok {
+		return s
+	}
+	return "DATEADD(" + unit + ", " + n + ", " + x + ")"
+}
+
 // groupMatch writes the join condition of alias's rows to the group of
 // the other dimensions of group (an alias): NULL is a group of its own, as
 // in GROUP BY.
@@ -471,13 +468,7 @@ func (r *renderer) groupMatch(alias, group string, others []string) {
 // 53; week 53 has no counterpart in a 52-week year. A Sunday-start week is
 // read by its Monday.
 func (r *renderer) yearBack(tm *dim, t string) string {
-	add := func(unit, n, x string) string {
-		s, ok := r.d.Func("DATEADD", []string{unit, n, x})
-		if !ok {
-			s = "DATEADD(" + unit + ", " + n + ", " + x + ")"
-		}
-		return s
-	}
+	add := r.dateAdd
 	date := func(x string) string { return "CAST(" + x + " AS DATE)" }
 	switch tm.grain {
 	case dialect.Hour:
