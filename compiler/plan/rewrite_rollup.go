@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -46,6 +47,8 @@ type rollupValue struct {
 // re-aggregating it from the rollup's rows (alias "r").
 type rollupPrep struct {
 	measures map[string]string
+	// homes are the home datasets of the rollup's measures, sorted.
+	homes []string
 }
 
 // rollupUsed is the name of the rollup answering b, or "".
@@ -168,6 +171,11 @@ func (bl *builder) rollupFits(r *compiler.ArtifactRollup, prep *rollupPrep, st *
 				return nil, "metric " + m.name + ": its aggregate " + ms.sql + " is not re-aggregatable from the rollup"
 			}
 		}
+	}
+	if len(prep.homes) > 1 && len(homes) != len(prep.homes) {
+		// Its rows are the groups of every home: a group of another home
+		// only would be an extra row of the answer.
+		return nil, "the rollup holds groups of " + strings.Join(prep.homes, ", ") + " rows; the query's measures read fewer datasets, so its groups are not the rollup's"
 	}
 	if why := bl.rollupRows(r, use, homes); why != "" {
 		return nil, why
@@ -309,15 +317,26 @@ func (p *Planner) rollupPreps(pr *prepared) []rollupPrep {
 	for i := range p.art.Rollups {
 		r := &p.art.Rollups[i]
 		out[i].measures = map[string]string{}
-		for _, rm := range r.Measures {
+		keys := make([]*measure, len(r.Measures))
+		for j, rm := range r.Measures {
 			m := p.art.Metric(rm.Metric)
 			f, isAgg := aggregateCall(rm.Aggregate.Node)
 			if m == nil || !isAgg {
 				continue
 			}
-			ms, err := p.measureOf(pr, m, f)
-			if err != nil {
-				continue // the metric is refused when queried
+			if ms, err := p.measureOf(pr, m, f); err == nil { // else the metric is refused when queried
+				keys[j] = ms
+				if !contains(out[i].homes, ms.home) {
+					out[i].homes = append(out[i].homes, ms.home)
+				}
+			}
+		}
+		sort.Strings(out[i].homes)
+		for j, rm := range r.Measures {
+			ms := keys[j]
+			if ms == nil || (rm.Reaggregate == compiler.ReaggCountDistinct && len(out[i].homes) > 1) {
+				// A kept key also holds the members of the other homes' rows.
+				continue
 			}
 			var sql string
 			switch rm.Reaggregate {

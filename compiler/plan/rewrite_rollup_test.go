@@ -102,6 +102,9 @@ func TestRollupAnswersEqualBase(t *testing.T) {
 		{"a rollup dimension behind a one-to-many hop", `{"metrics": ["airport_count"], "dimensions": ["origin.state"]}`, "",
 			"rollup airports_by_destination: rollup dimension flights.destination_code is reached from origin through one-to-many flight_origin"},
 		{"the one-to-many dimension grouped", `{"metrics": ["airport_count"], "dimensions": ["origin.state", "flights.destination_code"]}`, "airports_by_destination", ""},
+		{"two homes, both asked", `{"metrics": ["airport_count", "flight_count"], "dimensions": ["origin.state"]}`, "two_homes", ""},
+		{"two homes, one asked", `{"metrics": ["flight_count"], "dimensions": ["origin.state"], "filters": [{"field": "origin.state", "op": "!=", "value": "CA"}]}`, "flights_by_day",
+			"rollup two_homes: the rollup holds groups of flights, origin rows; the query's measures read fewer datasets"},
 		{"members only", `{"dimensions": ["origin.state"]}`, "",
 			"rollup flights_by_day: a query without metrics lists its members from the base tables"},
 	}
@@ -250,5 +253,89 @@ func TestRollupNotUsable(t *testing.T) {
 	p.Rollups = func() []plan.RollupState { return []plan.RollupState{fresh(m)} }
 	if pl, _ := p.Plan(query(t, byMonth), dialect.DuckDB); pl.Rollup != "m" {
 		t.Fatalf("a fresh rollup is not used:\n%s", pl.Explain())
+	}
+}
+
+// TestRollupGoldens plans every testdata/rollups/<case>/request.json with
+// every rollup fresh, and each rollup's build, for DuckDB, PostgreSQL and
+// Trino, and compares the SQL with the goldens (-update rewrites them).
+// TestRollupAnswersEqualBase runs such plans against the base answers.
+func TestRollupGoldens(t *testing.T) {
+	art := flightsRollups(t, "")
+	var states []plan.RollupState
+	for _, r := range art.Rollups {
+		states = append(states, plan.RollupState{Name: r.Name, Table: []string{"ossie", r.Table}, ArtifactVersion: art.Version, BuiltAt: builtAt})
+	}
+	p, err := plan.New(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Now = func() time.Time { return builtAt }
+	p.Rollups = func() []plan.RollupState { return states }
+	reqs, _ := filepath.Glob("testdata/rollups/*/request.json")
+	if len(reqs) == 0 {
+		t.Fatal("no rollup golden cases")
+	}
+	for _, d := range []dialect.Dialect{dialect.DuckDB, dialect.Postgres, dialect.Trino} {
+		for _, req := range reqs {
+			dir := filepath.Dir(req)
+			t.Run(d.Name()+"/"+filepath.Base(dir), func(t *testing.T) {
+				pl, probs := p.Plan(readRequest(t, req), d)
+				if probs.HasErrors() {
+					t.Fatal(probs)
+				}
+				checkGoldenSQL(t, filepath.Join(dir, "expected."+d.Name()+".sql"), pl.SQL)
+			})
+		}
+		for _, r := range art.Rollups {
+			t.Run(d.Name()+"/build/"+r.Name, func(t *testing.T) {
+				rb, probs := plan.BuildRollup(art, r.Name, d)
+				if probs.HasErrors() {
+					t.Fatal(probs)
+				}
+				checkGoldenSQL(t, filepath.Join("testdata", "rollups", "build", r.Name+"."+d.Name()+".sql"), rb.SQL)
+			})
+		}
+	}
+}
+
+// BenchmarkPlanRollups plans one dashboard query of the flights model with
+// its rollups declared: base (no rollup built: each rollup is checked and
+// refused), fresh (answered from flights_by_day), and without any rollup
+// declared, for the cost of the substitution.
+func BenchmarkPlanRollups(b *testing.B) {
+	q := &plan.Query{Metrics: []string{"flight_count", "avg_delay", "on_time_rate"},
+		Dimensions: []plan.Dimension{{Field: "origin.state"}, {Field: "flights.departure_time", Grain: "month"}},
+		Filters:    []plan.Filter{{Field: "origin.state", Op: "in", Values: []any{"CA", "NY"}}}}
+	art := flightsRollups(b, "")
+	var states []plan.RollupState
+	for _, r := range art.Rollups {
+		states = append(states, plan.RollupState{Name: r.Name, Table: []string{"ossie", r.Table}, ArtifactVersion: art.Version, BuiltAt: builtAt})
+	}
+	none := flightsRollups(b, "[]")
+	for _, c := range []struct {
+		name   string
+		art    *compiler.Artifact
+		states []plan.RollupState
+		used   string
+	}{{"no-rollups-declared", none, nil, ""}, {"rollups-not-built", art, nil, ""}, {"rollup-used", art, states, "flights_by_day"}} {
+		b.Run(c.name, func(b *testing.B) {
+			p, err := plan.New(c.art)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.Now = func() time.Time { return builtAt }
+			if c.states != nil {
+				p.Rollups = func() []plan.RollupState { return c.states }
+			}
+			if pl, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() || pl.Rollup != c.used {
+				b.Fatalf("%v %q", probs, pl.Rollup)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				p.Plan(q, dialect.DuckDB)
+			}
+		})
 	}
 }

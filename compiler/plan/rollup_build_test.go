@@ -49,7 +49,8 @@ const flightsRollupDecl = `[
   "partition_grain": "month", "refresh": {"mode": "incremental", "every": "1h", "lookback": 2}},
  {"version": 1, "name": "by_destination", "measures": ["flight_count", "avg_distance"], "dimensions": ["destination.state"]},
  {"version": 1, "name": "by_origin_name", "measures": ["flight_count"], "dimensions": ["origin.name", "flights.origin_code"], "refresh": {"mode": "schedule", "every": "1d"}},
- {"version": 1, "name": "airports_by_destination", "measures": ["airport_count"], "dimensions": ["origin.state", "flights.destination_code"]}]`
+ {"version": 1, "name": "airports_by_destination", "measures": ["airport_count"], "dimensions": ["origin.state", "flights.destination_code"]},
+ {"version": 1, "name": "two_homes", "measures": ["flight_count", "airport_count"], "dimensions": ["origin.state"]}]`
 
 // openFlightsSample loads the flights sample and the airports into an
 // in-memory DuckDB.
