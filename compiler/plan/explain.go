@@ -88,7 +88,11 @@ func (e *explainer) walk(n node, depth int) {
 			for _, f := range n.dims {
 				preds = append(preds, describePred(f.dm.name, f.op, f.val))
 			}
-			e.line(depth, "filter "+strings.Join(preds, " and "), n.rewrite, "dimension filters restrict the home dataset's rows before aggregation")
+			why := "dimension filters restrict the home dataset's rows before aggregation"
+			if n.rewrite == rwRollup {
+				why = "dimension filters restrict the rollup's rows, on its columns, before they are re-aggregated"
+			}
+			e.line(depth, "filter "+strings.Join(preds, " and "), n.rewrite, why)
 			for _, f := range n.dims {
 				e.dimNotes(depth+1, f.dm, "filter on ")
 			}
