@@ -196,8 +196,9 @@ func TestRollupGoverned(t *testing.T) {
 func TestRollupNotUsable(t *testing.T) {
 	art := flightsRollups(t, `[{"version": 1, "name": "m", "measures": ["flight_count"], "dimensions": ["origin.state"],`+
 		` "time_dimension": {"field": "flights.departure_time", "grain": "month"}, "refresh": {"mode": "schedule", "every": "1h"}},`+
-		` {"version": 1, "name": "w", "measures": ["flight_count"], "time_dimension": {"field": "flights.departure_time", "grain": "week"}}]`)
-	m, w := art.Rollup("m"), art.Rollup("w")
+		` {"version": 1, "name": "w", "measures": ["flight_count"], "time_dimension": {"field": "flights.departure_time", "grain": "week"}},`+
+		` {"version": 1, "name": "x", "measures": ["origins", "airport_count"], "dimensions": ["flights.origin_code", "origin.state"]}]`)
+	m, w, x := art.Rollup("m"), art.Rollup("w"), art.Rollup("x")
 	fresh := func(r *compiler.ArtifactRollup) plan.RollupState {
 		return plan.RollupState{Name: r.Name, Table: []string{"ossie", r.Table}, ArtifactVersion: art.Version, BuiltAt: builtAt}
 	}
@@ -226,6 +227,10 @@ func TestRollupNotUsable(t *testing.T) {
 			"rollup m: filter on destination.state is not in the rollup"},
 		{"a metric not kept", []plan.RollupState{fresh(m)}, `{"metrics": ["total_distance"], "dimensions": ["origin.state"]}`,
 			"rollup m: metric total_distance is not in the rollup"},
+		{"a dimension joined by the query's via", []plan.RollupState{fresh(m)}, `{"metrics": ["flight_count"], "dimensions": [{"field": "origin.state", "via": "flight_origin"}]}`,
+			"rollup m: dimension origin.state is joined via flight_origin; the rollup joins it by the model's path"},
+		{"a distinct key kept among the rows of two homes", []plan.RollupState{fresh(x)}, `{"metrics": ["origins", "airport_count"], "dimensions": ["origin.state", "flights.origin_code"]}`,
+			"rollup x: metric origins: its aggregate COUNT(DISTINCT (\"flights\".\"origin\")) is not re-aggregatable from the rollup"},
 		{"a metric only ordered by", []plan.RollupState{fresh(m)}, `{"metrics": ["flight_count"], "dimensions": ["origin.state"], "order_by": [{"key": "avg_delay"}]}`,
 			"rollup m: metric avg_delay is not in the rollup"},
 	}
