@@ -249,6 +249,14 @@ func TestRollupNotUsable(t *testing.T) {
 			if pl.Rollup != "" || !strings.Contains(pl.Explain(), c.want+"\n") {
 				t.Fatalf("answered from %q; want the base tables and %q:\n%s", pl.Rollup, c.want, pl.Explain())
 			}
+			name, reason, _ := strings.Cut(strings.TrimPrefix(c.want, "rollup "), ": ")
+			found := false
+			for _, d := range pl.RollupDecisions() {
+				found = found || (d.Name == name && !d.Used && d.Reason == reason)
+			}
+			if !found {
+				t.Fatalf("decisions %+v do not hold %s: %s", pl.RollupDecisions(), name, reason)
+			}
 		})
 	}
 	// The same query with a fresh state is answered from the rollup, so
