@@ -201,7 +201,8 @@ const rollupHelp = "lookback applies to refresh mode incremental only (docs/roll
 // dimension that is not a time field, a partition grain the time grain
 // does not nest in, partitions without a time dimension, incremental
 // refresh without partitions), OSS2054 (an aggregate that cannot be
-// re-aggregated from partial results).
+// re-aggregated from partial results), OSS2055 (a dimension no
+// relationship path joins to a dataset a metric reads).
 func (mc *modelCheck) checkRollups() {
 	raw := mc.rollupRaw
 	if raw.raw == nil || !mc.checkSchema(rollupSchema, CodeRollupSchema, raw.path, raw.raw, rollupHelp) {
@@ -264,11 +265,45 @@ func (mc *modelCheck) rollup(path string, d *rollupDecl) (ArtifactRollup, bool) 
 		mc.errorf(CodeRollupGrain, path+".refresh.mode", "incremental refresh rebuilds the latest partitions; declare partition_grain")
 	}
 	mc.rollupMeasures(path, &r)
+	mc.rollupJoins(path, d)
 	if len(*mc.probs) > before {
 		return r, false
 	}
 	r.Table = mc.rollupTable(&r)
 	return r, true
+}
+
+// rollupJoins requires every dimension to be joinable to every dataset
+// the rollup's metrics read (OSS2055): the build groups each metric's rows
+// by every dimension.
+func (mc *modelCheck) rollupJoins(path string, d *rollupDecl) {
+	members := slices.Clone(d.Dimensions)
+	if d.TimeDimension != nil {
+		members = append(members, d.TimeDimension.Field)
+	}
+	for i, m := range members {
+		ds, _, _ := strings.Cut(m, ".")
+		di, ok := mc.datasets.find(ds, true)
+		if !ok {
+			continue // reported
+		}
+		where := path + ".dimensions[" + strconv.Itoa(i) + "]"
+		if i == len(d.Dimensions) {
+			where = path + ".time_dimension.field"
+		}
+		for _, name := range d.Measures {
+			k, ok := mc.metrics.find(name, true)
+			if !ok {
+				continue
+			}
+			for _, read := range mc.metricExprs[k].datasets {
+				if ri, ok := mc.datasets.find(read, true); ok && !mc.graph.connected(di, ri) {
+					mc.errorf(CodeRollupUnjoinable, where, "%s cannot be joined to dataset %s, which metric %s reads: no relationship path connects them", m, read, name)
+					return
+				}
+			}
+		}
+	}
 }
 
 // member classifies "dataset.field": -1 no such declared field, 0 a field,

@@ -169,3 +169,20 @@ func TestGrainNests(t *testing.T) {
 		}
 	}
 }
+
+func TestRollupUnjoinable(t *testing.T) {
+	s := doc([]string{ordersDS, customersDS, ds("stores", "shop.stores", "primary_key: [id]", fld("id", "id"), fld("city", "city"))},
+		[]string{ordersToCustomers}, []string{met("revenue", "SUM(orders.amount)")}) +
+		"    custom_extensions:\n      - vendor_name: OSSIE\n        data: '{\"rollups\": [{\"version\": 1, \"name\": \"r\", \"measures\": [\"revenue\"], \"dimensions\": [\"customers.region\", \"stores.city\"]}]}'\n"
+	var got []string
+	probs := Validate(parseOK(t, s))
+	for _, p := range probs {
+		if p.Severity == SeverityError {
+			got = append(got, p.Code+" "+p.Path+": "+p.Message)
+		}
+	}
+	want := []string{"OSS2055 semantic_model[0].custom_extensions[0].data.rollups[0].dimensions[1]: stores.city cannot be joined to dataset orders, which metric revenue reads: no relationship path connects them"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q", got)
+	}
+}
