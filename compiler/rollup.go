@@ -274,8 +274,9 @@ func (mc *modelCheck) rollup(path string, d *rollupDecl) (ArtifactRollup, bool) 
 }
 
 // rollupJoins requires every dimension to be joinable to every dataset
-// the rollup's metrics read (OSS2055): the build groups each metric's rows
-// by every dimension.
+// the rollup's metrics read, by one join path (OSS2055): the build groups
+// each metric's rows by every dimension, and its partials are no metric
+// that could pin one of several paths.
 func (mc *modelCheck) rollupJoins(path string, d *rollupDecl) {
 	members := slices.Clone(d.Dimensions)
 	if d.TimeDimension != nil {
@@ -297,9 +298,19 @@ func (mc *modelCheck) rollupJoins(path string, d *rollupDecl) {
 				continue
 			}
 			for _, read := range mc.metricExprs[k].datasets {
-				if ri, ok := mc.datasets.find(read, true); ok && !mc.graph.connected(di, ri) {
+				ri, ok := mc.datasets.find(read, true)
+				if !ok {
+					continue
+				}
+				if !mc.graph.connected(di, ri) {
 					mc.errorf(CodeRollupUnjoinable, where, "%s cannot be joined to dataset %s, which metric %s reads: no relationship path connects them", m, read, name)
 					return
+				}
+				for _, c := range mc.graph.choices {
+					if c.from == ri && mc.graph.directedPath(c.to, di) != nil {
+						mc.errorf(CodeRollupUnjoinable, where, "%s is joined to dataset %s, which metric %s reads, by one of several many-to-one paths to %s; a rollup cannot choose one yet", m, read, name, mc.m.Datasets[c.to].Name)
+						return
+					}
 				}
 			}
 		}

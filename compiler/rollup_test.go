@@ -186,3 +186,22 @@ func TestRollupUnjoinable(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestRollupJoinChoice(t *testing.T) {
+	s := doc([]string{
+		ds("orders", "orders", "primary_key: [id]", fld("id", "id"), fld("order_day", "order_day"), fld("ship_day", "ship_day")),
+		ds("calendar", "calendar", "primary_key: [day]", fld("day", "day"), fld("month", "month")),
+	}, []string{rel("orders_order_date", "orders", "calendar", "order_day", "day"), rel("orders_ship_date", "orders", "calendar", "ship_day", "day")},
+		[]string{met("n", "COUNT(orders.id)")}) +
+		"    custom_extensions:\n      - vendor_name: OSSIE\n        data: '{\"rollups\": [{\"version\": 1, \"name\": \"r\", \"measures\": [\"n\"], \"dimensions\": [\"orders.order_day\", \"calendar.month\"]}]}'\n"
+	var got []string
+	for _, p := range Validate(parseOK(t, s)) {
+		if p.Severity == SeverityError {
+			got = append(got, p.Code+" "+p.Path+": "+p.Message)
+		}
+	}
+	want := []string{"OSS2055 semantic_model[0].custom_extensions[0].data.rollups[0].dimensions[1]: calendar.month is joined to dataset orders, which metric n reads, by one of several many-to-one paths to calendar; a rollup cannot choose one yet"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q", got)
+	}
+}
