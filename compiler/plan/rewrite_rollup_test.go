@@ -2,6 +2,8 @@ package plan_test
 
 import (
 	"database/sql"
+	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -351,4 +353,59 @@ func BenchmarkPlanRollups(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestRollupRandomQueries plans random queries of the flights model (a
+// fixed seed) with every rollup fresh: whenever a rollup answers, its rows
+// are the base tables' rows.
+func TestRollupRandomQueries(t *testing.T) {
+	e := newRollupEnv(t, flightsRollups(t, ""))
+	metrics := []string{"flight_count", "avg_delay", "on_time_rate", "total_distance", "delayed_flights", "max_delay", "origins", "avg_distance", "median_delay", "airport_count", "flights_ytd"}
+	dims := []plan.Dimension{{Field: "origin.state"}, {Field: "destination.state"}, {Field: "flights.origin_code"}, {Field: "origin.name"}, {Field: "flights.destination_code"},
+		{Field: "flights.departure_time", Grain: "day"}, {Field: "flights.departure_time", Grain: "week"}, {Field: "flights.departure_time", Grain: "week", WeekStart: "sunday"},
+		{Field: "flights.departure_time", Grain: "month"}, {Field: "flights.departure_time", Grain: "quarter"}, {Field: "flights.departure_time", Grain: "hour"}}
+	filters := []plan.Filter{{Field: "origin.state", Op: "in", Values: []any{"CA", "TX"}}, {Field: "flights.origin_code", Op: "=", Value: "SFO"},
+		{Field: "destination.state", Op: "=", Value: "NY"}, {Field: "flights.departure_time", Grain: "month", Op: "between", Values: []any{"2001-02-01", "2001-04-01"}},
+		{Field: "flights.departure_time", Grain: "day", Op: "lt", Value: "2001-01-15"}, {Metric: "flight_count", Op: "gt", Value: 20}}
+	used := randomRollupQueries(t, e.base, e.withRollups, dialect.DuckDB, metrics, dims, filters, func(t *testing.T, q string) [][]any { return queryRows(t, e.db, q) })
+	if used["flights_by_day"] < 20 || used["by_destination"]+used["by_origin_name"]+used["two_homes"] < 5 {
+		t.Fatalf("too few queries answered from rollups to check anything: %v", used)
+	}
+}
+
+// randomRollupQueries plans 200 random queries (a fixed seed) of 1-2
+// metrics, 0-2 dimensions and 0-2 filters with base and with (every
+// rollup fresh); whenever a rollup answers, the rows run returns for it
+// must be the base rows. It returns how many queries each rollup answered.
+func randomRollupQueries(t *testing.T, base, with *plan.Planner, d dialect.Dialect, metrics []string, dims []plan.Dimension, filters []plan.Filter, run func(t *testing.T, sql string) [][]any) map[string]int {
+	rng := rand.New(rand.NewPCG(1, 2))
+	used := map[string]int{}
+	for i := 0; i < 200; i++ {
+		q := &plan.Query{}
+		for _, j := range rng.Perm(len(metrics))[:1+rng.IntN(2)] {
+			q.Metrics = append(q.Metrics, metrics[j])
+		}
+		seen := map[string]bool{}
+		for _, j := range rng.Perm(len(dims))[:rng.IntN(3)] {
+			if !seen[dims[j].Field] {
+				seen[dims[j].Field] = true
+				q.Dimensions = append(q.Dimensions, dims[j])
+			}
+		}
+		for _, j := range rng.Perm(len(filters))[:rng.IntN(3)] {
+			q.Filters = append(q.Filters, filters[j])
+		}
+		pl, probs := with.Plan(q, d)
+		if probs.HasErrors() || pl.Rollup == "" {
+			continue // a typed metric without a time dimension, …; or the base tables answer
+		}
+		used[pl.Rollup]++
+		bp, _ := base.Plan(q, d)
+		if diff := compareRows(run(t, pl.SQL), run(t, bp.SQL)); diff != "" {
+			b, _ := json.Marshal(q)
+			t.Fatalf("%s: %s\nrollup SQL: %s\n%s", b, diff, pl.SQL, pl.Explain())
+		}
+	}
+	t.Logf("answered from rollups: %v", used)
+	return used
 }
