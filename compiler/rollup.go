@@ -266,11 +266,7 @@ func (mc *modelCheck) rollup(path string, d *rollupDecl) (ArtifactRollup, bool) 
 	}
 	mc.rollupMeasures(path, &r)
 	mc.rollupJoins(path, d)
-	if len(*mc.probs) > before {
-		return r, false
-	}
-	r.Table = mc.rollupTable(&r)
-	return r, true
+	return r, len(*mc.probs) == before // Table is named at compile (rollupTable)
 }
 
 // rollupJoins requires every dimension to be joinable to every dataset
@@ -452,19 +448,21 @@ func (mc *modelCheck) eachAggregate(k int, visiting map[int]bool, fn func(metric
 	})
 }
 
-// rollupTable names r's table from its definition (ArtifactRollup.Table).
-func (mc *modelCheck) rollupTable(r *ArtifactRollup) string {
+// rollupTable names r's table from its definition (ArtifactRollup.Table)
+// in art, whose datasets, fields and relationships are complete: sources
+// with the install defaults, fields with their stored zones.
+func rollupTable(art *Artifact, r *ArtifactRollup) string {
 	def := struct {
-		Name       string            `json:"name"`
-		Dimensions []string          `json:"dimensions"`
-		Time       *RollupTime       `json:"time"`
-		Partition  string            `json:"partition"`
-		Columns    []string          `json:"columns"`
-		Fields     map[string]string `json:"fields"`
-		Sources    []ResolvedSource  `json:"sources"`
-		Relations  any               `json:"relationships"`
+		Name       string                 `json:"name"`
+		Dimensions []string               `json:"dimensions"`
+		Time       *RollupTime            `json:"time"`
+		Partition  string                 `json:"partition"`
+		Columns    []string               `json:"columns"`
+		Fields     map[string]string      `json:"fields"`
+		Sources    []ResolvedSource       `json:"sources"`
+		Relations  []ArtifactRelationship `json:"relationships"`
 	}{Name: r.Name, Dimensions: r.Dimensions, Time: r.Time, Partition: r.PartitionGrain,
-		Fields: map[string]string{}, Sources: mc.sources, Relations: mc.m.Relationships}
+		Fields: map[string]string{}, Relations: art.Relationships}
 	for _, c := range r.Columns {
 		if c.Aggregate != nil {
 			def.Columns = append(def.Columns, c.Name+"="+expr.Format(c.Aggregate.Node)+"@"+c.Metric)
@@ -472,16 +470,15 @@ func (mc *modelCheck) rollupTable(r *ArtifactRollup) string {
 			def.Columns = append(def.Columns, c.Name+"="+c.Member+"@"+c.Grain)
 		}
 	}
-	for d := range mc.m.Datasets {
-		for f := range mc.m.Datasets[d].Fields {
-			if ce := mc.fieldExprs[d][f]; ce.ok {
-				def.Fields[mc.m.Datasets[d].Name+"."+mc.m.Datasets[d].Fields[f].Name] = expr.Format(ce.node) + "@" + mc.fieldZones[d][f]
-			}
+	for _, ds := range art.Datasets {
+		def.Sources = append(def.Sources, ds.Source)
+		for _, f := range ds.Fields {
+			def.Fields[ds.Name+"."+f.Name] = expr.Format(f.Expr.Node) + "@" + f.StoredTimezone
 		}
 	}
-	b, _ := json.Marshal(def) // plain strings and API types: always encodable
+	b, _ := json.Marshal(def) // plain strings and artifact types: always encodable
 	sum := sha256.Sum256(b)
-	base := "ossie_rollup_" + slug(mc.m.Name) + "_" + slug(r.Name)
+	base := "ossie_rollup_" + slug(art.Name) + "_" + slug(r.Name)
 	if len(base) > 54 {
 		base = base[:54]
 	}

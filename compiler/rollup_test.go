@@ -78,6 +78,10 @@ func TestRollupCompiles(t *testing.T) {
 	if sched[0].Rollups[0].Table != r.Table {
 		t.Fatalf("a new refresh policy renamed the table: %s, %s", sched[0].Rollups[0].Table, r.Table)
 	}
+	elsewhere, _ := Compile(parseOK(t, flightsWith(t, "["+byDay+"]", met("origins", "COUNT(DISTINCT flights.origin_code)"))), CompileOptions{DefaultSchema: "other"})
+	if elsewhere[0].Rollups[0].Table == r.Table {
+		t.Fatal("sources in another schema kept the table name")
+	}
 	month, _ := Compile(parseOK(t, flightsWith(t, "["+strings.Replace(byDay, `"grain": "day"`, `"grain": "month"`, 1)+"]")), CompileOptions{})
 	if month[0].Rollups[0].Table == r.Table {
 		t.Fatal("a new grain kept the table name")
