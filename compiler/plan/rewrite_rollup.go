@@ -100,7 +100,7 @@ func (bl *builder) rollup() {
 		case notes[i].name == best.r.Name:
 			notes[i].used = true
 		case notes[i].why == "":
-			notes[i].why = "rollup " + best.r.Name + " answers too, from fewer columns"
+			notes[i].why = "rollup " + best.r.Name + " answers too, from no more columns"
 		}
 	}
 	bl.b.rollups = notes
