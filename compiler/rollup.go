@@ -386,8 +386,8 @@ func (mc *modelCheck) rollupMeasures(path string, r *ArtifactRollup) {
 			case fn == "COUNT" && f.Distinct:
 				ref, isRef := derefNode(f.Args).(expr.Ref)
 				col := r.GroupColumn(ref.Qualifier + "." + ref.Name)
-				if !isRef || col == nil || col.Grain != "" {
-					mc.errorf(CodeRollupNotReaggregatable, mpath, "metric %s: %s is re-aggregatable only when the rollup keeps the counted field as one of its dimensions (add it to dimensions)", name, text)
+				if !isRef || col == nil || col.Grain != "" || f.Filter != nil {
+					mc.errorf(CodeRollupNotReaggregatable, mpath, "metric %s: %s is re-aggregatable only when it counts a field (without FILTER) that the rollup keeps as one of its dimensions", name, text)
 					return
 				}
 				rm.Reaggregate, rm.Columns = ReaggCountDistinct, []string{col.Name}

@@ -127,10 +127,12 @@ func TestRollupProblems(t *testing.T) {
 			[]string{"error OSS2053 " + at + "[0].refresh.mode"}, "partition_grain"},
 		{"median", `[{"version": 1, "name": "r", "measures": ["mid"]}]`, []string{"error OSS2054 " + at + "[0].measures[0]"}, "MEDIAN"},
 		{"distinct without its key", `[{"version": 1, "name": "r", "measures": ["origins"], "dimensions": ["origin.state"]}]`,
-			[]string{"error OSS2054 " + at + "[0].measures[0]"}, "keeps the counted field"},
+			[]string{"error OSS2054 " + at + "[0].measures[0]"}, "that the rollup keeps as one of its dimensions"},
+		{"filtered distinct with its key", `[{"version": 1, "name": "r", "measures": ["late_origins"], "dimensions": ["flights.origin_code"]}]`,
+			[]string{"error OSS2054 " + at + "[0].measures[0]"}, "without FILTER"},
 		{"semi-additive", `[{"version": 1, "name": "r", "measures": ["latest"]}]`, []string{"error OSS2054 " + at + "[0].measures[0]"}, "semi_additive"},
 	}
-	extra := []string{met("mid", "MEDIAN(flights.delay)"), met("origins", "COUNT(DISTINCT flights.origin_code)"),
+	extra := []string{met("mid", "MEDIAN(flights.delay)"), met("origins", "COUNT(DISTINCT flights.origin_code)"), met("late_origins", "COUNT(DISTINCT flights.origin_code) FILTER (WHERE flights.delay > 15)"),
 		typed("latest", "flight_count", `{"metric": {"version": 1, "type": "semi_additive", "along": "flights.departure_time", "pick": "last"}}`)}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
