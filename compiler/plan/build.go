@@ -24,6 +24,7 @@ const (
 	rwTimezone    = "query time zone"      // rewrite_timezone.go
 	rwStoredZone  = "stored time zone"     // rewrite_storedzone.go
 	rwCompare     = "compare date ranges"  // compare.go: one branch per range
+	rwRollup      = "rollup substitution"  // rewrite_rollup.go
 )
 
 // builder is the state of one build run.
@@ -50,6 +51,7 @@ func (p *Planner) build(b *bound) (node, compiler.Problems) {
 	if len(bl.probs) > 0 {
 		return nil, bl.probs
 	}
+	bl.rollup()
 	var root node = bl.project(bl.combineGroups())
 	if win != nil {
 		win.input = root.(*project)

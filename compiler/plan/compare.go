@@ -93,7 +93,8 @@ func (p *Planner) planCompare(q *Query, i int, d dialect.Dialect, pol *policy) (
 	)
 	for j := range ranges {
 		bq := branchQuery(q, i, ranges[j])
-		pl, bprobs := p.planOne(bq, d, pol, true)
+		bq.numbered = true
+		pl, bprobs := p.planOne(bq, d, pol)
 		if len(bprobs) > 0 {
 			return nil, branchProblems(bprobs, q, i, len(q.Filters), path+"["+strconv.Itoa(j)+"]")
 		}

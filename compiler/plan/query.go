@@ -47,6 +47,9 @@ type Query struct {
 	// the window: the finer-grain values a rolling window that is not a
 	// whole number of periods sums (render_window.go, fineCTE).
 	perPeriod bool
+	// numbered: the answer also carries each row's position in the
+	// query's order (a branch of a compared query, compare.go).
+	numbered bool
 }
 
 // Dimension is a group-by member: `dataset.field`, optionally truncated to
@@ -158,8 +161,12 @@ type Plan struct {
 	SQL          string   `json:"sql"`
 	Columns      []Column `json:"columns"`
 	ModelVersion string   `json:"model_version"`
+	// Rollup names the rollup the plan reads instead of the base tables
+	// (docs/rollups.md); "" when it reads the base tables.
+	Rollup string `json:"rollup,omitempty"`
 
-	tree node // the logical plan; nil on a Plan not made by a Planner
+	tree    node         // the logical plan; nil on a Plan not made by a Planner
+	rollups []rollupNote // per declared rollup, used or why not
 }
 
 // ParseQuery decodes a query body strictly (unknown keys, trailing data and

@@ -32,8 +32,8 @@ type renderer struct {
 //
 // The plan's shape is fixed by build: limit ← sort ← filter ← project ←
 // combine ← aggregates; the optional nodes may be absent.
-func render(p *Planner, pr *prepared, b *bound, root node, numbered bool) (string, compiler.Problems) {
-	r := &renderer{p: p, pr: pr, d: pr.d, b: b, numbered: numbered}
+func render(p *Planner, pr *prepared, b *bound, root node) (string, compiler.Problems) {
+	r := &renderer{p: p, pr: pr, d: pr.d, b: b, numbered: b.q.numbered}
 	r.sql.Grow(2048)
 	var (
 		lim   *limit
@@ -318,6 +318,9 @@ func (r *renderer) aggregate(g *aggregate) bool {
 	if g.semi != nil {
 		return r.renderSemi(g, in, where)
 	}
+	if g.rollup != nil {
+		return r.rollupAggregate(g, where)
+	}
 	w.WriteString("SELECT ")
 	first := true
 	for i, dm := range g.dims {
@@ -477,7 +480,12 @@ func (r *renderer) dimSQL(dm *dim) { r.dimSQLTo(&r.sql, dm) }
 // governance rewrite set one; else time zone conversion when the query
 // time zone rewrite set a zone, then truncation to the grain.
 func (r *renderer) dimSQLTo(w *sqlBuilder, dm *dim) {
-	x := r.pr.fieldSQL[fieldKey(dm.ds, dm.field)]
+	r.valueSQLTo(w, dm, r.pr.fieldSQL[fieldKey(dm.ds, dm.field)])
+}
+
+// valueSQLTo writes dm's value computed from x, the SQL of its field's
+// value (or of a rollup column holding it).
+func (r *renderer) valueSQLTo(w *sqlBuilder, dm *dim, x string) {
 	if dm.masked != nil {
 		w.WriteString(maskSQL(r.d, *dm.masked, x))
 		return

@@ -147,7 +147,7 @@ func (r *renderer) fineCTE(win *window) (string, bool) {
 			fq.Filters = append(fq.Filters, f)
 		}
 	}
-	pl, probs := r.p.planOne(&fq, r.d, r.b.pol, false)
+	pl, probs := r.p.planOne(&fq, r.d, r.b.pol)
 	if len(probs) > 0 {
 		r.probs = append(r.probs, probs...)
 		return "", false
