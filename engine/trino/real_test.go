@@ -3,9 +3,7 @@ package trino_test
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -140,13 +138,7 @@ func TestRealStartingUp(t *testing.T) {
 // TestRealServerDown: a coordinator that is not running (nothing listens
 // on its loopback port) is an outage.
 func TestRealServerDown(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	_, err = trino.Open(context.Background(), trino.Config{DSN: "http://ossie@127.0.0.1:" + strconv.Itoa(port) + "?catalog=memory", RetryTimeout: 500 * time.Millisecond})
+	_, err := trino.Open(context.Background(), trino.Config{DSN: trinoserver.DownDSN(t, trinoserver.AdminUser, "memory"), RetryTimeout: 500 * time.Millisecond})
 	if !errors.Is(err, engine.ErrUnavailable) {
 		t.Fatalf("Open on a closed port: %v, want ErrUnavailable", err)
 	}

@@ -35,16 +35,7 @@ type flightQuestion struct {
 // 30,000-row sample, loaded into each engine, and compares each answer
 // with hand-written SQL run on DuckDB and with DuckDB's answer.
 func TestFlights(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "flights.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Questions []flightQuestion `yaml:"questions"`
-	}
-	if err := yaml.UnmarshalWithOptions(raw, &file, yaml.Strict(), yaml.DisallowUnknownField()); err != nil {
-		t.Fatal(err)
-	}
+	questions := flightQuestions(t)
 	model, err := os.ReadFile(flightsModel)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +49,7 @@ func TestFlights(t *testing.T) {
 	}
 	loadFlights(t, tgs, pgDSN)
 	duck := tgs[0].eng.(*duckdb.Engine)
-	for _, fq := range file.Questions {
+	for _, fq := range questions {
 		t.Run(fq.Name, func(t *testing.T) {
 			body, err := json.Marshal(fq.Query)
 			if err != nil {
@@ -93,8 +84,37 @@ func TestFlights(t *testing.T) {
 				}
 			}
 			crossCheck(t, "flights "+fq.Name, got, true, Tolerance)
+			// The hand-written SQL is Trino's too (make bench-trino times
+			// it there against the server): the same rows.
+			for _, tg := range tgs {
+				if tg.name != trinoName {
+					continue
+				}
+				hand, err := tg.eng.Query(context.Background(), fq.Hand, 0)
+				if err != nil {
+					t.Errorf("flights %s: the hand-written SQL on Trino: %v", fq.Name, err)
+				} else if ok, why := casefile.Match(want.Rows, hand.Rows, true, Tolerance); !ok {
+					t.Errorf("flights %s: the hand-written SQL on Trino disagrees with DuckDB: %s", fq.Name, why)
+				}
+			}
 		})
 	}
+}
+
+// flightQuestions reads testdata/flights.yaml.
+func flightQuestions(tb testing.TB) []flightQuestion {
+	tb.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "flights.yaml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var file struct {
+		Questions []flightQuestion `yaml:"questions"`
+	}
+	if err := yaml.UnmarshalWithOptions(raw, &file, yaml.Strict(), yaml.DisallowUnknownField()); err != nil {
+		tb.Fatal(err)
+	}
+	return file.Questions
 }
 
 // loadFlights creates the tables flights and airports on every target.

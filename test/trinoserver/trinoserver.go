@@ -111,6 +111,14 @@ type Options struct {
 	// "starting" (plugins and catalogs loading), for tests of how a
 	// starting server refuses queries. Start waits for it to return.
 	WhileStarting func(*Server)
+	// Plugins are the connector plugins to load besides memory (names
+	// under <install>/plugin/, e.g. "iceberg"); a plugin that is not
+	// installed is ErrNotInstalled. Only the named plugins are loaded: the
+	// Iceberg plugin alone adds hundreds of jars to every start.
+	Plugins []string
+	// Catalogs are extra catalogs: name -> the properties of
+	// etc/catalog/<name>.properties (e.g. icebergrest's TrinoCatalog).
+	Catalogs map[string]string
 }
 
 // Server is one Trino coordinator started by Start. Its methods are safe
@@ -163,6 +171,11 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range opts.Plugins {
+		if _, err := os.Stat(filepath.Join(home, "plugin", p)); err != nil {
+			return nil, fmt.Errorf("%w: %s lacks plugin/%s (scripts/trino.sh installs it)", ErrNotInstalled, home, p)
+		}
+	}
 	removeStale()
 	dir, err := os.MkdirTemp("", stalePrefix)
 	if err != nil {
@@ -199,7 +212,7 @@ func (s *Server) start(opts Options) error {
 	if heap <= 0 {
 		heap = 1024
 	}
-	if err := s.writeConfig(heap); err != nil {
+	if err := s.writeConfig(heap, opts); err != nil {
 		return err
 	}
 	logf, err := os.Create(s.LogPath())
@@ -251,8 +264,9 @@ func (s *Server) start(opts Options) error {
 }
 
 // writeConfig lays out etc/: the coordinator's properties, the memory
-// catalog, the access-control rules and quiet logging.
-func (s *Server) writeConfig(heapMB int) error {
+// catalog and opts.Catalogs, the access-control rules and quiet logging;
+// and plugin/: links to the memory plugin and opts.Plugins.
+func (s *Server) writeConfig(heapMB int, opts Options) error {
 	port := strconv.Itoa(s.port)
 	// Per-query memory stays well under the heap minus Trino's default
 	// headroom (30 % of the heap).
@@ -269,7 +283,7 @@ func (s *Server) writeConfig(heapMB int) error {
 			"node.bind-ip=127.0.0.1",
 			"http-server.http.port=" + port,
 			"discovery.uri=http://127.0.0.1:" + port,
-			"plugin.dir=" + filepath.Join(s.home, "plugin"),
+			"plugin.dir=" + filepath.Join(s.dir, "plugin"),
 			"catalog.config-dir=" + filepath.Join(s.dir, "etc", "catalog"),
 			"query.max-memory=" + queryMem,
 			"query.max-memory-per-node=" + queryMem,
@@ -283,6 +297,18 @@ func (s *Server) writeConfig(heapMB int) error {
 		"rules.json":                Rules,
 		"log.properties":            "io.trino=WARN\nio.airlift=WARN\norg.eclipse.jetty=WARN\n",
 		filepath.Join("catalog", "memory.properties"): "connector.name=memory\nmemory.max-data-per-node=256MB\n",
+	}
+	for name, body := range opts.Catalogs {
+		files[filepath.Join("catalog", name+".properties")] = body
+	}
+	for _, p := range append([]string{"memory"}, opts.Plugins...) {
+		link := filepath.Join(s.dir, "plugin", p)
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(filepath.Join(s.home, "plugin", p), link); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
 	}
 	for name, body := range files {
 		p := filepath.Join(s.dir, "etc", name)
@@ -390,6 +416,10 @@ func (s *Server) LogPath() string { return filepath.Join(s.dir, "server.log") }
 // password: the server does not authenticate (the client refuses a
 // password over http), the access control authorizes by user name.
 func (s *Server) DSN(user, catalog, schema string) string {
+	return loopbackDSN(s.port, user, catalog, schema)
+}
+
+func loopbackDSN(port int, user, catalog, schema string) string {
 	q := url.Values{}
 	if catalog != "" {
 		q.Set("catalog", catalog)
@@ -397,7 +427,7 @@ func (s *Server) DSN(user, catalog, schema string) string {
 	if schema != "" {
 		q.Set("schema", schema)
 	}
-	u := url.URL{Scheme: "http", User: url.User(user), Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)), RawQuery: q.Encode()}
+	u := url.URL{Scheme: "http", User: url.User(user), Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), RawQuery: q.Encode()}
 	return u.String()
 }
 
@@ -417,13 +447,22 @@ func (s *Server) Exec(ctx context.Context, stmts ...string) error {
 func (s *Server) NewSchema(t testing.TB, prefix string) string {
 	t.Helper()
 	name := fmt.Sprintf("%s_%d", prefix, s.seq.Add(1))
+	s.Schema(t, name)
+	return name
+}
+
+// Schema creates the schema memory.name (a lower-case name: Trino stores
+// identifiers lower-cased), for tests whose output names it (goldens); it
+// is dropped with everything in it when t ends. Prefer NewSchema
+// elsewhere. It fails t when the server cannot create it.
+func (s *Server) Schema(t testing.TB, name string) {
+	t.Helper()
 	if err := s.Exec(context.Background(), `CREATE SCHEMA memory."`+name+`"`); err != nil {
 		t.Fatalf("trinoserver: %v", err)
 	}
 	t.Cleanup(func() {
 		_ = s.Exec(context.Background(), `DROP SCHEMA IF EXISTS memory."`+name+`" CASCADE`)
 	})
-	return name
 }
 
 // RSS is the JVM's resident memory in bytes (from /proc), 0 if unknown.
