@@ -37,8 +37,10 @@ const BenchFlightsEnv = "OSSIE_BENCH_FLIGHTS"
 // through engine/trino, encode JSON) and as the hand-written SQL of
 // testdata/flights.yaml through trino-go-client (database/sql, every row
 // scanned). Both must return the same number of rows. One op is all the
-// questions; the log line gives the ratio server/client of the two,
-// measured in the same run against the same server. Run with:
+// questions both ways, interleaved; the metrics server-s/op and
+// client-s/op split it, server/client is their ratio, measured in the
+// same run against the same server, and the log has each question's
+// times. Run with:
 //
 //	go test ./test/conformance -run '^$' -bench TrinoServerVsClient -benchtime 5x -v
 //
@@ -82,33 +84,47 @@ func BenchmarkTrinoServerVsClient(b *testing.B) {
 			b.Fatalf("%s: server: %d rows, %v; hand-written SQL: %d rows", q.Name, n, err, rows[i])
 		}
 	}
-	// Both sub-benchmarks run in this one process against the same
-	// server; the ratio of their times per op is logged at the end.
-	perOp := map[string]time.Duration{}
-	b.Run("server_http", func(b *testing.B) {
-		for b.Loop() {
-			for i, body := range bodies {
-				if n, err := postQuery(hs.URL, body); err != nil || n != rows[i] {
-					b.Fatalf("%s: %d rows, %v", questions[i].Name, n, err)
+	// The two ways alternate question by question (which goes first
+	// alternates by round), so a change of load on a shared machine during
+	// the run falls on both alike.
+	var serverTime, clientTime time.Duration
+	perQuestion := make([][2]time.Duration, len(questions))
+	round := 0
+	for b.Loop() {
+		for i, q := range questions {
+			for k := range 2 {
+				start := time.Now()
+				var n int
+				if (k+round)%2 == 0 {
+					n, err = postQuery(hs.URL, bodies[i])
+				} else {
+					n, err = scanAll(ctx, client, q.Hand)
+				}
+				d := time.Since(start)
+				if err != nil || n != rows[i] {
+					b.Fatalf("%s: %d rows, want %d: %v", q.Name, n, rows[i], err)
+				}
+				way := (k + round) % 2 // 0 server, 1 client
+				perQuestion[i][way] += d
+				if way == 0 {
+					serverTime += d
+				} else {
+					clientTime += d
 				}
 			}
 		}
-		perOp["server"] = b.Elapsed() / time.Duration(b.N)
-	})
-	b.Run("trino_go_client", func(b *testing.B) {
-		for b.Loop() {
-			for i, q := range questions {
-				if n, err := scanAll(ctx, client, q.Hand); err != nil || n != rows[i] {
-					b.Fatalf("%s: %d rows, %v", q.Name, n, err)
-				}
-			}
-		}
-		perOp["client"] = b.Elapsed() / time.Duration(b.N)
-	})
-	if perOp["server"] > 0 && perOp["client"] > 0 {
-		b.Logf("%d flights questions on Trino: server over HTTP %s, trino-go-client %s per round; ratio server/client %.2f",
-			len(bodies), perOp["server"], perOp["client"], float64(perOp["server"])/float64(perOp["client"]))
+		round++
 	}
+	b.ReportMetric((serverTime / time.Duration(round)).Seconds(), "server-s/op")
+	b.ReportMetric((clientTime / time.Duration(round)).Seconds(), "client-s/op")
+	b.ReportMetric(float64(serverTime)/float64(clientTime), "server/client")
+	for i, q := range questions {
+		b.Logf("%-48s server %8s  client %8s per answer", q.Name,
+			(perQuestion[i][0] / time.Duration(round)).Round(time.Millisecond), (perQuestion[i][1] / time.Duration(round)).Round(time.Millisecond))
+	}
+	b.Logf("%d flights questions on Trino, %d rounds: server over HTTP %s, trino-go-client %s per round; ratio server/client %.2f",
+		len(questions), round, (serverTime / time.Duration(round)).Round(time.Millisecond), (clientTime / time.Duration(round)).Round(time.Millisecond),
+		float64(serverTime)/float64(clientTime))
 }
 
 // flightsOnTrino puts the tables flights and airports in one Trino schema
