@@ -3,8 +3,11 @@
 // into bin/trino/<version>/, run as one single-node coordinator (it also
 // runs the tasks) on a free loopback port, with a small heap, in a
 // temporary directory removed at Stop. Catalogs: `memory` (the memory
-// connector, which stores tables and views) and `system`. Access control:
-// Trino's file-based system access control with Rules (users below).
+// connector, which stores tables and views), `system`, and any a test
+// passes in Options.Catalogs (with the plugins they need in
+// Options.Plugins, e.g. an Iceberg REST catalog of test/icebergrest).
+// Access control: Trino's file-based system access control with Rules
+// (users below).
 //
 // Start-up took 16 s to 49 s on a shared 2-core machine; the JVM's
 // resident memory is about 270 MiB after start and under 1 GiB after the
