@@ -20,9 +20,12 @@
 #   TRINO_VERSION  default 476: the newest io.trino:trino-server-core that
 #                  Maven Central serves here (483 is published for plugins
 #                  only); it needs Java 24 or later
-#   TRINO_PLUGINS  default "memory": plugin artifacts io.trino:trino-<name>
-#                  (zip), space-separated; memory is always installed (every
-#                  Trino suite uses it); `make bench-trino` adds hive (258 MB)
+#   TRINO_PLUGINS  default "memory iceberg": plugin artifacts
+#                  io.trino:trino-<name> (zip), space-separated; memory is
+#                  always installed (every Trino suite uses it); iceberg is
+#                  346 MB, used with the Iceberg REST catalog of
+#                  scripts/iceberg-rest.sh; `make bench-trino` adds hive
+#                  (258 MB)
 #   TRINO_JAVA_HOME  the JDK to run it with; default: the first of
 #                  $JAVA_HOME and /usr/lib/jvm/* whose java is 24 or newer
 #   MVN            default mvn
@@ -32,7 +35,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=${BIN:-bin}
 MVN=${MVN:-mvn}
 version=${TRINO_VERSION:-476}
-plugins=${TRINO_PLUGINS:-memory}
+plugins=${TRINO_PLUGINS:-memory iceberg}
 extra=() # the plugins besides memory
 for p in $plugins; do
 	[[ $p == memory ]] || extra+=("$p")
