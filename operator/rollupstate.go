@@ -38,7 +38,6 @@ func (r *Reconciler) publishRollupStates(ctx context.Context, p *pass, states []
 	if cm.Data[v1alpha1.RollupsKey] == data {
 		return
 	}
-	before := cm.DeepCopy()
 	if data == "" {
 		delete(cm.Data, v1alpha1.RollupsKey)
 	} else {
@@ -47,7 +46,9 @@ func (r *Reconciler) publishRollupStates(ctx context.Context, p *pass, states []
 		}
 		cm.Data[v1alpha1.RollupsKey] = data
 	}
-	if err := r.Client.Patch(ctx, cm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldManager)); err != nil && p.apiErr == nil {
+	// An Update carries the resourceVersion read: a concurrent write fails
+	// it and the pass is retried.
+	if err := r.Client.Update(ctx, cm, client.FieldOwner(FieldManager)); err != nil && p.apiErr == nil {
 		p.apiErr = err
 	}
 }
