@@ -196,6 +196,7 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 		}
 		art.Metrics = append(art.Metrics, am)
 	}
+	art.Rollups = mc.rollups
 	return art, nil
 }
 
