@@ -21,8 +21,8 @@ type Materializer interface {
 	// with it and returns the rows the new table holds. On any failure the
 	// table t.Name, if it existed, is unchanged.
 	BuildTable(ctx context.Context, t TableDef) (rows int64, err error)
-	// RefreshTable replaces the rows of the existing table t.Name whose
-	// column r.Column is at or after r.Since with the rows of t.Query
+	// RefreshTable replaces the rows of the existing table t.Name that r
+	// names with the rows of t.Query
 	// (which must select only such rows, with the table's columns in
 	// order), sets its comment to t.Comment and returns the rows the table
 	// holds. On any failure the table is unchanged.
@@ -40,10 +40,22 @@ type TableDef struct {
 }
 
 // Refresh names the rows an incremental refresh replaces: those whose
-// Column (a time column of the table) is at or after Since.
+// Column (a time column of the table) is at or after Since and, when
+// Until is set, before Until (the partitions [Since, Until)).
 type Refresh struct {
 	Column string
 	Since  time.Time
+	Until  time.Time
+}
+
+// predicate is the SQL condition of the rows r replaces.
+func (r Refresh) predicate(d dialect.Dialect) string {
+	col := d.QuoteIdent(r.Column)
+	p := col + " >= " + SinceLiteral(d, r.Since)
+	if !r.Until.IsZero() {
+		p += " AND " + col + " < " + SinceLiteral(d, r.Until)
+	}
+	return p
 }
 
 // buildSuffix marks the table a build writes before it replaces the
@@ -81,23 +93,24 @@ func BuildStatements(d dialect.Dialect, t TableDef, rename string) []string {
 }
 
 // RefreshStatements are the statements of an incremental refresh on an
-// engine with transactional DML: DELETE of the rows at or after r.Since,
+// engine with transactional DML: DELETE of the rows r names,
 // INSERT of t.Query, COMMENT ON TABLE. The caller runs them in one
 // transaction.
 func RefreshStatements(d dialect.Dialect, t TableDef, r Refresh) []string {
 	rel := TablePath(d, t.Schema, t.Name)
 	return []string{
-		"DELETE FROM " + rel + " WHERE " + d.QuoteIdent(r.Column) + " >= " + SinceLiteral(d, r.Since),
+		"DELETE FROM " + rel + " WHERE " + r.predicate(d),
 		"INSERT INTO " + rel + " " + t.Query,
 		"COMMENT ON TABLE " + rel + " IS " + d.QuoteString(t.Comment),
 	}
 }
 
 // KeptRowsQuery is the SELECT of the rows of t.Name an incremental refresh
-// keeps (Column before Since) followed by the fresh rows of t.Query: the
-// whole new table, for engines that rebuild instead of deleting.
+// keeps (those r does not name, rows without a time included) followed by
+// the fresh rows of t.Query: the whole new table, for engines that rebuild
+// instead of deleting.
 func KeptRowsQuery(d dialect.Dialect, t TableDef, r Refresh) string {
-	return "SELECT * FROM " + TablePath(d, t.Schema, t.Name) + " WHERE " + d.QuoteIdent(r.Column) + " < " + SinceLiteral(d, r.Since) +
+	return "SELECT * FROM " + TablePath(d, t.Schema, t.Name) + " WHERE " + d.QuoteIdent(r.Column) + " IS NULL OR NOT (" + r.predicate(d) + ")" +
 		" UNION ALL (" + t.Query + ")"
 }
 

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
+	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/engine"
 )
@@ -45,12 +46,7 @@ import (
 func (r *Reconciler) rollups(ctx context.Context, p *pass) {
 	var jobs []rollupJob
 	if p.published && r.Engine != nil {
-		var err error
-		if jobs, err = rollupJobs(p.bundle, r.Engine.Dialect()); err != nil {
-			p.status.Rollups = nil
-			p.setCondition(v1alpha1.ConditionRollupsReady, metav1.ConditionFalse, v1alpha1.ReasonRollupFailed, err.Error())
-			return
-		}
+		jobs = rollupJobs(p.bundle, r.Engine.Dialect())
 	}
 	held := controllerutil.ContainsFinalizer(p.sm, v1alpha1.FinalizerRollups)
 	switch {
@@ -176,6 +172,12 @@ func (rs *rollupSync) ours(rel engine.Relation) bool {
 // sync brings one rollup's table up to date and records its status.
 func (rs *rollupSync) sync(ctx context.Context, job *rollupJob, rels map[string]engine.Relation) {
 	st := v1alpha1.RollupStatus{Name: job.Name, Model: job.Model, Refresh: job.Mode}
+	if job.Err != "" {
+		rs.failures = append(rs.failures, "rollup "+job.Name+": "+job.Err)
+		st.LastError = job.Err
+		rs.status = append(rs.status, st)
+		return
+	}
 	rel, exists := rels[job.Table]
 	var have rollupComment
 	if exists {
@@ -203,20 +205,15 @@ func (rs *rollupSync) sync(ctx context.Context, job *rollupJob, rels map[string]
 		rollup: job.Model + "/" + job.Name, source: fp}
 	due := exists && job.Every > 0 && !rs.now.Before(have.built.Add(job.Every))
 	switch {
-	case !exists || have.owner.digest != job.Digest || job.Mode == refreshReconcile && have.source != fp:
+	case !exists || have.owner.digest != job.Digest || job.Mode == compiler.RollupReconcile && have.source != fp:
 		have, exists = rs.build(ctx, job, &st, want, have, exists, nil)
-	case due && job.Mode == refreshIncremental && job.Window != nil && job.TimeColumn != "":
-		since, err := rs.since(ctx, job)
-		if err != nil {
-			rs.fail(err, &st, job, "cannot read its watermark: "+engineMessage(err))
-			break
-		}
-		have, exists = rs.build(ctx, job, &st, want, have, exists, &engine.Refresh{Column: job.TimeColumn, Since: since})
+	case due && job.Partitions != nil:
+		have, exists = rs.build(ctx, job, &st, want, have, exists, job.Partitions)
 	case due:
 		have, exists = rs.build(ctx, job, &st, want, have, exists, nil)
 	}
 	if exists {
-		fresh := have.owner.digest == job.Digest && (job.Mode != refreshReconcile || have.source == fp) &&
+		fresh := have.owner.digest == job.Digest && (job.Mode != compiler.RollupReconcile || have.source == fp) &&
 			(job.Every <= 0 || rs.now.Before(have.built.Add(job.Every)))
 		rs.report(ctx, job, &st, have, fresh)
 		if job.Every > 0 {
@@ -226,19 +223,23 @@ func (rs *rollupSync) sync(ctx context.Context, job *rollupJob, rels map[string]
 	rs.status = append(rs.status, st)
 }
 
-// build runs a full build (refresh nil) or an incremental refresh of job's
+// build runs a full build (partitions nil) or an incremental refresh of job's
 // table and returns the comment the table now carries and whether it
 // exists. A failure keeps the old table and its comment.
-func (rs *rollupSync) build(ctx context.Context, job *rollupJob, st *v1alpha1.RollupStatus, want, have rollupComment, exists bool, refresh *engine.Refresh) (rollupComment, bool) {
+func (rs *rollupSync) build(ctx context.Context, job *rollupJob, st *v1alpha1.RollupStatus, want, have rollupComment, exists bool,
+	partitions func(time.Time) (string, engine.Refresh, error)) (rollupComment, bool) {
 	want.built = rs.now.UTC().Truncate(time.Second)
 	def := engine.TableDef{Schema: rs.schema, Name: job.Table, Query: job.Build, Comment: want.String()}
 	bctx, cancel := context.WithTimeout(ctx, rs.r.Options.BuildTimeout)
 	defer cancel()
 	var err error
 	what := "built"
-	if refresh != nil {
-		def.Query, what = job.Window(refresh.Since), "refreshed"
-		_, err = rs.mat.RefreshTable(bctx, def, *refresh)
+	if partitions != nil {
+		var refresh engine.Refresh
+		what = "refreshed"
+		if def.Query, refresh, err = partitions(rs.now); err == nil {
+			_, err = rs.mat.RefreshTable(bctx, def, refresh)
+		}
 	} else {
 		_, err = rs.mat.BuildTable(bctx, def)
 	}
@@ -265,7 +266,7 @@ func (rs *rollupSync) fail(err error, st *v1alpha1.RollupStatus, job *rollupJob,
 // small).
 func (rs *rollupSync) report(ctx context.Context, job *rollupJob, st *v1alpha1.RollupStatus, have rollupComment, fresh bool) {
 	st.Table = rs.rel(job.Table)
-	st.Version = rs.p.status.PublishedVersion
+	st.Version = job.Version
 	if have.owner.digest != job.Digest {
 		st.Version = "" // built for a definition no longer published
 	}
@@ -286,7 +287,7 @@ func (rs *rollupSync) report(ctx context.Context, job *rollupJob, st *v1alpha1.R
 	if st.Fresh {
 		rs.states = append(rs.states, v1alpha1.RollupState{
 			Model: job.Model, Name: job.Name, Table: append(slices.Clone(rs.schema), job.Table),
-			Version: st.Version, Digest: job.Digest, BuiltAt: have.built, Watermark: mark, Every: job.Every.String(), Rows: rows,
+			ArtifactVersion: st.Version, Digest: job.Digest, BuiltAt: have.built, Watermark: mark, Every: job.Every.String(), Rows: rows,
 		})
 	}
 }
@@ -306,35 +307,33 @@ func (rs *rollupSync) measure(ctx context.Context, job *rollupJob) (int64, time.
 	n, _ := row[0].(int64)
 	var mark time.Time
 	if len(row) > 1 {
-		mark, _ = row[1].(time.Time)
+		mark = timeValue(row[1])
 	}
-	return n, mark.UTC(), nil
+	return n, mark, nil
 }
 
-// since is the start of the first partition an incremental refresh
-// replaces: the partition of the table's watermark, moved back by
-// Lookback-1 partitions; the zero time (everything) for an empty table.
-func (rs *rollupSync) since(ctx context.Context, job *rollupJob) (time.Time, error) {
-	col := rs.d.QuoteIdent(job.TimeColumn)
-	res, err := rs.query(ctx, "SELECT "+rs.d.DateTrunc(job.PartitionGrain, "max("+col+")")+" FROM "+rs.rel(job.Table))
-	if err != nil {
-		return time.Time{}, err
+// timeValue reads a date or timestamp as the engines return it (a
+// time.Time, or text for dates); zero for NULL or anything else. The
+// rollup's time column holds UTC wall time.
+func timeValue(v any) time.Time {
+	switch v := v.(type) {
+	case time.Time:
+		return v.UTC()
+	case string:
+		for _, layout := range []string{time.DateOnly, time.DateTime, "2006-01-02 15:04:05.999999", time.RFC3339Nano} {
+			if t, err := time.Parse(layout, v); err == nil {
+				return t.UTC()
+			}
+		}
 	}
-	var mark time.Time
-	if len(res.Rows) == 1 {
-		mark, _ = res.Rows[0][0].(time.Time)
-	}
-	if mark.IsZero() {
-		return time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), nil
-	}
-	return addGrains(mark.UTC(), job.PartitionGrain, 1-max(job.Lookback, 1)), nil
+	return time.Time{}
 }
 
 // fingerprint is the source fingerprint of job under refresh mode
 // reconcile (its sources' row counts, hashed); "" under the other modes,
 // which rebuild on their schedule.
 func (rs *rollupSync) fingerprint(ctx context.Context, job *rollupJob) (string, error) {
-	if job.Mode != refreshReconcile || job.Fingerprint == "" {
+	if job.Mode != compiler.RollupReconcile || job.Fingerprint == "" {
 		return "", nil
 	}
 	res, err := rs.query(ctx, job.Fingerprint)
@@ -391,21 +390,4 @@ func (rs *rollupSync) setCondition(declared int) {
 		p.setCondition(v1alpha1.ConditionRollupsReady, metav1.ConditionTrue, v1alpha1.ReasonRollupsBuilt,
 			fmt.Sprintf("%d rollup table(s) fresh for version %s: %s", len(names), p.status.PublishedVersion, strings.Join(names, ", ")))
 	}
-}
-
-// addGrains moves t, the start of a partition, by n partitions of grain g.
-func addGrains(t time.Time, g dialect.Grain, n int) time.Time {
-	switch g {
-	case dialect.Hour:
-		return t.Add(time.Duration(n) * time.Hour)
-	case dialect.Week:
-		return t.AddDate(0, 0, 7*n)
-	case dialect.Month:
-		return t.AddDate(0, n, 0)
-	case dialect.Quarter:
-		return t.AddDate(0, 3*n, 0)
-	case dialect.Year:
-		return t.AddDate(n, 0, 0)
-	}
-	return t.AddDate(0, 0, n)
 }

@@ -216,7 +216,8 @@ type RollupStatus struct {
 	// Refresh is the refresh mode: reconcile, schedule or incremental.
 	// +optional
 	Refresh string `json:"refresh,omitempty"`
-	// Version is the bundle version the table was built for.
+	// Version is the artifact version of the model the table answers for
+	// (empty while the table holds an older definition).
 	// +optional
 	Version string `json:"version,omitempty"`
 	// BuiltAt is when the table's last successful build or refresh ended.

@@ -49,8 +49,9 @@ type RollupState struct {
 	Name  string `json:"name"`
 	// Table is the table's path: [schema, table] or [catalog, schema, table].
 	Table []string `json:"table"`
-	// Version is the bundle version the table answers for.
-	Version string `json:"version"`
+	// ArtifactVersion is the version of the model's artifact the table
+	// answers for (compiler.Artifact.Version).
+	ArtifactVersion string `json:"artifact_version"`
 	// Digest of the build SQL the table holds.
 	Digest  string    `json:"digest"`
 	BuiltAt time.Time `json:"built_at"`

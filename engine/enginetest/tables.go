@@ -108,10 +108,17 @@ func Tables(t *testing.T, e TableEngine, schema []string) {
 	}
 	want("refresh", "v4", 1, 12, 2, 23, 4, 43)
 
+	// A bounded range keeps the rows after it.
+	between := engine.Refresh{Column: "day", Since: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2024, 1, 3, 0, 0, 0, 0, time.UTC)}
+	if n, err = e.RefreshTable(ctx, def(rows(2, 24), "v5"), between); err != nil || n != 2 {
+		t.Fatalf("bounded refresh: %d rows, %v", n, err)
+	}
+	want("bounded refresh", "v5", 2, 24, 4, 43)
+
 	if _, err := e.RefreshTable(ctx, def(bad, "broken"), since); err == nil {
 		t.Fatal("a refresh whose query fails succeeded")
 	}
-	want("failed refresh", "v4", 1, 12, 2, 23, 4, 43)
+	want("failed refresh", "v5", 2, 24, 4, 43)
 
 	for range 2 {
 		if err := e.DropTable(ctx, schema, name); err != nil {
