@@ -31,10 +31,11 @@ type Planner struct {
 	// (rewrite_rollup.go). nil: every query reads the base tables.
 	Rollups func() []RollupState
 
-	mu       sync.Mutex
-	cache    map[string]*prepared
-	trees    map[string]joinTree
-	policies map[string]*policy // by sorted role names (govern_policy.go)
+	mu          sync.Mutex
+	cache       map[string]*prepared
+	trees       map[string]joinTree
+	policies    map[string]*policy      // by sorted role names (govern_policy.go)
+	rollupCache map[string][]rollupPrep // by dialect name (rewrite_rollup.go)
 
 	fieldNames  []string // "dataset.field", for did-you-mean
 	metricNames []string
@@ -99,7 +100,7 @@ func (p *Planner) plan(q *Query, d dialect.Dialect, pol *policy) (*Plan, compile
 	if len(probs) > 0 {
 		return nil, probs
 	}
-	return &Plan{SQL: sql, Columns: b.columns(), ModelVersion: p.art.Version, tree: root}, nil
+	return &Plan{SQL: sql, Columns: b.columns(), ModelVersion: p.art.Version, Rollup: b.rollupUsed(), tree: root, rollups: b.rollups}, nil
 }
 
 // buildRender builds the logical plan of b and renders it.

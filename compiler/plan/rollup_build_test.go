@@ -13,9 +13,19 @@ import (
 	"github.com/ossie-dev/ossie/compiler/plan"
 )
 
-// flightsRollups is the flights example model with the rollups of
-// docs/rollups.md declared (rollups, a JSON list, replaces them when set).
+// flightsRollups is the flights example model with a few more metrics and
+// the rollups flightsRollupDecl declared (rollups, a JSON list, replaces
+// them when set).
 func flightsRollups(t testing.TB, rollups string) *compiler.Artifact {
+	t.Helper()
+	arts, probs := compiler.Load([]byte(flightsRollupsDoc(t, rollups)), compiler.CompileOptions{})
+	if probs.HasErrors() {
+		t.Fatal(probs.Error())
+	}
+	return arts[0]
+}
+
+func flightsRollupsDoc(t testing.TB, rollups string) string {
 	t.Helper()
 	b, err := os.ReadFile("../../examples/flights/model.yaml")
 	if err != nil {
@@ -24,22 +34,23 @@ func flightsRollups(t testing.TB, rollups string) *compiler.Artifact {
 	if rollups == "" {
 		rollups = flightsRollupDecl
 	}
-	s := strings.TrimRight(string(b), "\n") + "\n" +
+	return strings.TrimRight(string(b), "\n") + "\n" +
 		"      - {name: origins, expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: 'COUNT(DISTINCT flights.origin_code)'}]}}\n" +
 		"      - {name: max_delay, expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: 'MAX(flights.delay)'}]}}\n" +
+		"      - {name: median_delay, expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: 'MEDIAN(flights.delay)'}]}}\n" +
+		"      - {name: airport_count, expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: 'COUNT(origin.code)'}]}}\n" +
+		"      - {name: flights_ytd, expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: flight_count}]}, custom_extensions: [{vendor_name: OSSIE, data: '{\"metric\": {\"version\": 1, \"type\": \"cumulative\", \"window\": \"to_date\", \"grain\": \"year\"}}'}]}\n" +
 		"    custom_extensions:\n      - vendor_name: OSSIE\n        data: '{\"rollups\": " + rollups + "}'\n"
-	arts, probs := compiler.Load([]byte(s), compiler.CompileOptions{})
-	if probs.HasErrors() {
-		t.Fatal(probs.Error())
-	}
-	return arts[0]
 }
 
 const flightsRollupDecl = `[
- {"version": 1, "name": "flights_by_day", "measures": ["flight_count", "avg_delay", "on_time_rate", "total_distance", "delayed_flights", "max_delay"],
+ {"version": 1, "name": "flights_by_day", "measures": ["flight_count", "avg_delay", "on_time_rate", "total_distance", "delayed_flights", "max_delay", "origins"],
   "dimensions": ["origin.state", "flights.origin_code"], "time_dimension": {"field": "flights.departure_time", "grain": "day"},
   "partition_grain": "month", "refresh": {"mode": "incremental", "every": "1h", "lookback": 2}},
- {"version": 1, "name": "by_destination", "measures": ["flight_count", "avg_distance"], "dimensions": ["destination.state"]}]`
+ {"version": 1, "name": "by_destination", "measures": ["flight_count", "avg_distance"], "dimensions": ["destination.state"]},
+ {"version": 1, "name": "by_origin_name", "measures": ["flight_count"], "dimensions": ["origin.name", "flights.origin_code"], "refresh": {"mode": "schedule", "every": "1d"}},
+ {"version": 1, "name": "airports_by_destination", "measures": ["airport_count"], "dimensions": ["origin.state", "flights.destination_code"]},
+ {"version": 1, "name": "two_homes", "measures": ["flight_count", "airport_count"], "dimensions": ["origin.state"]}]`
 
 // openFlightsSample loads the flights sample and the airports into an
 // in-memory DuckDB.
@@ -69,7 +80,7 @@ func TestBuildRollup(t *testing.T) {
 	for _, c := range rb.Columns {
 		names = append(names, c.Name)
 	}
-	if got := strings.Join(names, ","); got != "d0,d1,d2,m0,m1,m2,m3,m4,m5,m6" {
+	if got := strings.Join(names, ","); got != "d0,d1,d2,m0,m1,m2,m3,m4,m5,m6" { // origins has no partial: it counts d1
 		t.Fatalf("columns %s", got)
 	}
 	table := `"` + rb.Table + `"`
