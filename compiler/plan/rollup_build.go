@@ -136,10 +136,17 @@ func buildRollup(art *compiler.Artifact, name string, d dialect.Dialect, from, t
 	if len(pr.unsupported) > 0 {
 		return nil, pr.unsupported
 	}
+	if len(q.Dimensions) == 0 {
+		// A rollup of totals only: resolve refuses a query of nothing, so
+		// it resolves one of the rollup's metrics, which the partials
+		// below replace.
+		q.Metrics = r.Metrics[:1]
+	}
 	b, probs := p.resolve(q, pr, nil)
 	if len(probs) > 0 {
 		return nil, probs
 	}
+	b.metrics = nil
 	for i, dm := range b.dims {
 		dm.name = r.Columns[i].Name
 	}
