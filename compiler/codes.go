@@ -44,6 +44,7 @@ const (
 	CodeRollupMember            = "OSS2052" // a rollup names a metric or dimension that does not exist
 	CodeRollupGrain             = "OSS2053" // a rollup's time dimension, partition grain or incremental refresh does not fit
 	CodeRollupNotReaggregatable = "OSS2054" // a rollup metric's aggregate cannot be re-aggregated from partial results
+	CodeRollupUnjoinable        = "OSS2055" // a rollup dimension no relationship path joins to a dataset a metric reads
 
 	CodeExprSyntax      = "OSS3001" // expression does not parse
 	CodeExprNotAllowed  = "OSS3002" // construct outside the bounded grammar (subquery, statement, window in field...)

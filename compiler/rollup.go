@@ -201,7 +201,8 @@ const rollupHelp = "lookback applies to refresh mode incremental only (docs/roll
 // dimension that is not a time field, a partition grain the time grain
 // does not nest in, partitions without a time dimension, incremental
 // refresh without partitions), OSS2054 (an aggregate that cannot be
-// re-aggregated from partial results).
+// re-aggregated from partial results), OSS2055 (a dimension no
+// relationship path joins to a dataset a metric reads).
 func (mc *modelCheck) checkRollups() {
 	raw := mc.rollupRaw
 	if raw.raw == nil || !mc.checkSchema(rollupSchema, CodeRollupSchema, raw.path, raw.raw, rollupHelp) {
@@ -264,11 +265,52 @@ func (mc *modelCheck) rollup(path string, d *rollupDecl) (ArtifactRollup, bool) 
 		mc.errorf(CodeRollupGrain, path+".refresh.mode", "incremental refresh rebuilds the latest partitions; declare partition_grain")
 	}
 	mc.rollupMeasures(path, &r)
-	if len(*mc.probs) > before {
-		return r, false
+	mc.rollupJoins(path, d)
+	return r, len(*mc.probs) == before // Table is named at compile (rollupTable)
+}
+
+// rollupJoins requires every dimension to be joinable to every dataset
+// the rollup's metrics read, by one join path (OSS2055): the build groups
+// each metric's rows by every dimension, and its partials are no metric
+// that could pin one of several paths.
+func (mc *modelCheck) rollupJoins(path string, d *rollupDecl) {
+	members := slices.Clone(d.Dimensions)
+	if d.TimeDimension != nil {
+		members = append(members, d.TimeDimension.Field)
 	}
-	r.Table = mc.rollupTable(&r)
-	return r, true
+	for i, m := range members {
+		ds, _, _ := strings.Cut(m, ".")
+		di, ok := mc.datasets.find(ds, true)
+		if !ok {
+			continue // reported
+		}
+		where := path + ".dimensions[" + strconv.Itoa(i) + "]"
+		if i == len(d.Dimensions) {
+			where = path + ".time_dimension.field"
+		}
+		for _, name := range d.Measures {
+			k, ok := mc.metrics.find(name, true)
+			if !ok {
+				continue
+			}
+			for _, read := range mc.metricExprs[k].datasets {
+				ri, ok := mc.datasets.find(read, true)
+				if !ok {
+					continue
+				}
+				if !mc.graph.connected(di, ri) {
+					mc.errorf(CodeRollupUnjoinable, where, "%s cannot be joined to dataset %s, which metric %s reads: no relationship path connects them", m, read, name)
+					return
+				}
+				for _, c := range mc.graph.choices {
+					if c.from == ri && mc.graph.directedPath(c.to, di) != nil {
+						mc.errorf(CodeRollupUnjoinable, where, "%s is joined to dataset %s, which metric %s reads, by one of several many-to-one paths to %s; a rollup cannot choose one yet", m, read, name, mc.m.Datasets[c.to].Name)
+						return
+					}
+				}
+			}
+		}
+	}
 }
 
 // member classifies "dataset.field": -1 no such declared field, 0 a field,
@@ -344,8 +386,8 @@ func (mc *modelCheck) rollupMeasures(path string, r *ArtifactRollup) {
 			case fn == "COUNT" && f.Distinct:
 				ref, isRef := derefNode(f.Args).(expr.Ref)
 				col := r.GroupColumn(ref.Qualifier + "." + ref.Name)
-				if !isRef || col == nil || col.Grain != "" {
-					mc.errorf(CodeRollupNotReaggregatable, mpath, "metric %s: %s is re-aggregatable only when the rollup keeps the counted field as one of its dimensions (add it to dimensions)", name, text)
+				if !isRef || col == nil || col.Grain != "" || f.Filter != nil {
+					mc.errorf(CodeRollupNotReaggregatable, mpath, "metric %s: %s is re-aggregatable only when it counts a field (without FILTER) that the rollup keeps as one of its dimensions", name, text)
 					return
 				}
 				rm.Reaggregate, rm.Columns = ReaggCountDistinct, []string{col.Name}
@@ -406,19 +448,21 @@ func (mc *modelCheck) eachAggregate(k int, visiting map[int]bool, fn func(metric
 	})
 }
 
-// rollupTable names r's table from its definition (ArtifactRollup.Table).
-func (mc *modelCheck) rollupTable(r *ArtifactRollup) string {
+// rollupTable names r's table from its definition (ArtifactRollup.Table)
+// in art, whose datasets, fields and relationships are complete: sources
+// with the install defaults, fields with their stored zones.
+func rollupTable(art *Artifact, r *ArtifactRollup) string {
 	def := struct {
-		Name       string            `json:"name"`
-		Dimensions []string          `json:"dimensions"`
-		Time       *RollupTime       `json:"time"`
-		Partition  string            `json:"partition"`
-		Columns    []string          `json:"columns"`
-		Fields     map[string]string `json:"fields"`
-		Sources    []ResolvedSource  `json:"sources"`
-		Relations  any               `json:"relationships"`
+		Name       string                 `json:"name"`
+		Dimensions []string               `json:"dimensions"`
+		Time       *RollupTime            `json:"time"`
+		Partition  string                 `json:"partition"`
+		Columns    []string               `json:"columns"`
+		Fields     map[string]string      `json:"fields"`
+		Sources    []ResolvedSource       `json:"sources"`
+		Relations  []ArtifactRelationship `json:"relationships"`
 	}{Name: r.Name, Dimensions: r.Dimensions, Time: r.Time, Partition: r.PartitionGrain,
-		Fields: map[string]string{}, Sources: mc.sources, Relations: mc.m.Relationships}
+		Fields: map[string]string{}, Relations: art.Relationships}
 	for _, c := range r.Columns {
 		if c.Aggregate != nil {
 			def.Columns = append(def.Columns, c.Name+"="+expr.Format(c.Aggregate.Node)+"@"+c.Metric)
@@ -426,16 +470,15 @@ func (mc *modelCheck) rollupTable(r *ArtifactRollup) string {
 			def.Columns = append(def.Columns, c.Name+"="+c.Member+"@"+c.Grain)
 		}
 	}
-	for d := range mc.m.Datasets {
-		for f := range mc.m.Datasets[d].Fields {
-			if ce := mc.fieldExprs[d][f]; ce.ok {
-				def.Fields[mc.m.Datasets[d].Name+"."+mc.m.Datasets[d].Fields[f].Name] = expr.Format(ce.node) + "@" + mc.fieldZones[d][f]
-			}
+	for _, ds := range art.Datasets {
+		def.Sources = append(def.Sources, ds.Source)
+		for _, f := range ds.Fields {
+			def.Fields[ds.Name+"."+f.Name] = expr.Format(f.Expr.Node) + "@" + f.StoredTimezone
 		}
 	}
-	b, _ := json.Marshal(def) // plain strings and API types: always encodable
+	b, _ := json.Marshal(def) // plain strings and artifact types: always encodable
 	sum := sha256.Sum256(b)
-	base := "ossie_rollup_" + slug(mc.m.Name) + "_" + slug(r.Name)
+	base := "ossie_rollup_" + slug(art.Name) + "_" + slug(r.Name)
 	if len(base) > 54 {
 		base = base[:54]
 	}

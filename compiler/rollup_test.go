@@ -78,6 +78,10 @@ func TestRollupCompiles(t *testing.T) {
 	if sched[0].Rollups[0].Table != r.Table {
 		t.Fatalf("a new refresh policy renamed the table: %s, %s", sched[0].Rollups[0].Table, r.Table)
 	}
+	elsewhere, _ := Compile(parseOK(t, flightsWith(t, "["+byDay+"]", met("origins", "COUNT(DISTINCT flights.origin_code)"))), CompileOptions{DefaultSchema: "other"})
+	if elsewhere[0].Rollups[0].Table == r.Table {
+		t.Fatal("sources in another schema kept the table name")
+	}
 	month, _ := Compile(parseOK(t, flightsWith(t, "["+strings.Replace(byDay, `"grain": "day"`, `"grain": "month"`, 1)+"]")), CompileOptions{})
 	if month[0].Rollups[0].Table == r.Table {
 		t.Fatal("a new grain kept the table name")
@@ -123,10 +127,12 @@ func TestRollupProblems(t *testing.T) {
 			[]string{"error OSS2053 " + at + "[0].refresh.mode"}, "partition_grain"},
 		{"median", `[{"version": 1, "name": "r", "measures": ["mid"]}]`, []string{"error OSS2054 " + at + "[0].measures[0]"}, "MEDIAN"},
 		{"distinct without its key", `[{"version": 1, "name": "r", "measures": ["origins"], "dimensions": ["origin.state"]}]`,
-			[]string{"error OSS2054 " + at + "[0].measures[0]"}, "keeps the counted field"},
+			[]string{"error OSS2054 " + at + "[0].measures[0]"}, "that the rollup keeps as one of its dimensions"},
+		{"filtered distinct with its key", `[{"version": 1, "name": "r", "measures": ["late_origins"], "dimensions": ["flights.origin_code"]}]`,
+			[]string{"error OSS2054 " + at + "[0].measures[0]"}, "without FILTER"},
 		{"semi-additive", `[{"version": 1, "name": "r", "measures": ["latest"]}]`, []string{"error OSS2054 " + at + "[0].measures[0]"}, "semi_additive"},
 	}
-	extra := []string{met("mid", "MEDIAN(flights.delay)"), met("origins", "COUNT(DISTINCT flights.origin_code)"),
+	extra := []string{met("mid", "MEDIAN(flights.delay)"), met("origins", "COUNT(DISTINCT flights.origin_code)"), met("late_origins", "COUNT(DISTINCT flights.origin_code) FILTER (WHERE flights.delay > 15)"),
 		typed("latest", "flight_count", `{"metric": {"version": 1, "type": "semi_additive", "along": "flights.departure_time", "pick": "last"}}`)}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,5 +173,41 @@ func TestGrainNests(t *testing.T) {
 		if got := GrainNests(c.fine, c.coarse); got != c.want {
 			t.Errorf("GrainNests(%s, %s) = %v", c.fine, c.coarse, got)
 		}
+	}
+}
+
+func TestRollupUnjoinable(t *testing.T) {
+	s := doc([]string{ordersDS, customersDS, ds("stores", "shop.stores", "primary_key: [id]", fld("id", "id"), fld("city", "city"))},
+		[]string{ordersToCustomers}, []string{met("revenue", "SUM(orders.amount)")}) +
+		"    custom_extensions:\n      - vendor_name: OSSIE\n        data: '{\"rollups\": [{\"version\": 1, \"name\": \"r\", \"measures\": [\"revenue\"], \"dimensions\": [\"customers.region\", \"stores.city\"]}]}'\n"
+	var got []string
+	probs := Validate(parseOK(t, s))
+	for _, p := range probs {
+		if p.Severity == SeverityError {
+			got = append(got, p.Code+" "+p.Path+": "+p.Message)
+		}
+	}
+	want := []string{"OSS2055 semantic_model[0].custom_extensions[0].data.rollups[0].dimensions[1]: stores.city cannot be joined to dataset orders, which metric revenue reads: no relationship path connects them"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestRollupJoinChoice(t *testing.T) {
+	s := doc([]string{
+		ds("orders", "orders", "primary_key: [id]", fld("id", "id"), fld("order_day", "order_day"), fld("ship_day", "ship_day")),
+		ds("calendar", "calendar", "primary_key: [day]", fld("day", "day"), fld("month", "month")),
+	}, []string{rel("orders_order_date", "orders", "calendar", "order_day", "day"), rel("orders_ship_date", "orders", "calendar", "ship_day", "day")},
+		[]string{met("n", "COUNT(orders.id)")}) +
+		"    custom_extensions:\n      - vendor_name: OSSIE\n        data: '{\"rollups\": [{\"version\": 1, \"name\": \"r\", \"measures\": [\"n\"], \"dimensions\": [\"orders.order_day\", \"calendar.month\"]}]}'\n"
+	var got []string
+	for _, p := range Validate(parseOK(t, s)) {
+		if p.Severity == SeverityError {
+			got = append(got, p.Code+" "+p.Path+": "+p.Message)
+		}
+	}
+	want := []string{"OSS2055 semantic_model[0].custom_extensions[0].data.rollups[0].dimensions[1]: calendar.month is joined to dataset orders, which metric n reads, by one of several many-to-one paths to calendar; a rollup cannot choose one yet"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q", got)
 	}
 }

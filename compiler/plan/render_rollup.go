@@ -51,7 +51,7 @@ func (r *renderer) rollupAggregate(g *aggregate, where *filter) bool {
 			w.WriteString(pred)
 		}
 	}
-	if u.rows != nil {
+	if u.home != "" { // restricted, even with no alternative (which admits nothing)
 		r.and(&conds)
 		pred, _ := r.rowPredicateOver(u.home, u.rows, func(key string) (string, bool) {
 			col, ok := u.cols[key]

@@ -30,8 +30,9 @@ type rollupUse struct {
 	filters []rollupValue // per bound filters
 	// measures re-aggregate each measure key (rollupPrep.measures).
 	measures map[string]string
-	// rows are the caller's row filters of home, read on the rollup's
-	// columns (cols: "dataset.field" → column).
+	// rows are the caller's row filters of home ("" when it is not
+	// restricted), read on the rollup's columns (cols: "dataset.field" →
+	// column).
 	home string
 	rows [][]compiler.ArtifactRowFilter
 	cols map[string]string
@@ -99,7 +100,7 @@ func (bl *builder) rollup() {
 		case notes[i].name == best.r.Name:
 			notes[i].used = true
 		case notes[i].why == "":
-			notes[i].why = "rollup " + best.r.Name + " answers too, from fewer columns"
+			notes[i].why = "rollup " + best.r.Name + " answers too, from no more columns"
 		}
 	}
 	bl.b.rollups = notes
@@ -384,7 +385,7 @@ func rollupWhy(g *aggregate) string {
 	if len(parts) > 0 {
 		why += ": " + strings.Join(parts, ", ")
 	}
-	if g.rollup.rows != nil {
+	if g.rollup.home != "" {
 		why += "; the caller's row filter on " + g.rollup.home + " applies on its columns"
 	}
 	return why

@@ -2,6 +2,8 @@ package plan_test
 
 import (
 	"database/sql"
+	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +91,7 @@ func TestRollupAnswersEqualBase(t *testing.T) {
 		{"distinct count with its key kept", `{"metrics": ["origins"], "dimensions": ["origin.state", {"field": "flights.departure_time", "grain": "quarter"}]}`, "flights_by_day", ""},
 		{"metric filter, order and limit",
 			`{"metrics": ["flight_count"], "dimensions": ["origin.state"], "filters": [{"metric": "flight_count", "op": "gt", "values": [100]}], "order_by": [{"key": "flight_count", "dir": "desc"}], "limit": 5}`, "flights_by_day", "rollup by_origin_name: dimension origin.state is not in the rollup"},
-		{"a coarser rollup answers too", `{"metrics": ["flight_count"], "dimensions": ["flights.origin_code"]}`, "by_origin_name", "rollup flights_by_day: rollup by_origin_name answers too, from fewer columns"},
+		{"a coarser rollup answers too", `{"metrics": ["flight_count"], "dimensions": ["flights.origin_code"]}`, "by_origin_name", "rollup flights_by_day: rollup by_origin_name answers too, from no more columns"},
 		{"a running total over the rollup", `{"metrics": ["flights_ytd"], "dimensions": [{"field": "flights.departure_time", "grain": "month"}]}`, "flights_by_day", ""},
 		{"a dimension in no rollup", `{"metrics": ["flight_count"], "dimensions": ["destination.state"], "filters": [{"field": "origin.state", "op": "=", "value": "CA"}]}`, "",
 			"rollup flights_by_day: dimension destination.state is not in the rollup"},
@@ -196,8 +198,9 @@ func TestRollupGoverned(t *testing.T) {
 func TestRollupNotUsable(t *testing.T) {
 	art := flightsRollups(t, `[{"version": 1, "name": "m", "measures": ["flight_count"], "dimensions": ["origin.state"],`+
 		` "time_dimension": {"field": "flights.departure_time", "grain": "month"}, "refresh": {"mode": "schedule", "every": "1h"}},`+
-		` {"version": 1, "name": "w", "measures": ["flight_count"], "time_dimension": {"field": "flights.departure_time", "grain": "week"}}]`)
-	m, w := art.Rollup("m"), art.Rollup("w")
+		` {"version": 1, "name": "w", "measures": ["flight_count"], "time_dimension": {"field": "flights.departure_time", "grain": "week"}},`+
+		` {"version": 1, "name": "x", "measures": ["origins", "airport_count"], "dimensions": ["flights.origin_code", "origin.state"]}]`)
+	m, w, x := art.Rollup("m"), art.Rollup("w"), art.Rollup("x")
 	fresh := func(r *compiler.ArtifactRollup) plan.RollupState {
 		return plan.RollupState{Name: r.Name, Table: []string{"ossie", r.Table}, ArtifactVersion: art.Version, BuiltAt: builtAt}
 	}
@@ -226,6 +229,10 @@ func TestRollupNotUsable(t *testing.T) {
 			"rollup m: filter on destination.state is not in the rollup"},
 		{"a metric not kept", []plan.RollupState{fresh(m)}, `{"metrics": ["total_distance"], "dimensions": ["origin.state"]}`,
 			"rollup m: metric total_distance is not in the rollup"},
+		{"a dimension joined by the query's via", []plan.RollupState{fresh(m)}, `{"metrics": ["flight_count"], "dimensions": [{"field": "origin.state", "via": "flight_origin"}]}`,
+			"rollup m: dimension origin.state is joined via flight_origin; the rollup joins it by the model's path"},
+		{"a distinct key kept among the rows of two homes", []plan.RollupState{fresh(x)}, `{"metrics": ["origins", "airport_count"], "dimensions": ["origin.state", "flights.origin_code"]}`,
+			"rollup x: metric origins: its aggregate COUNT(DISTINCT (\"flights\".\"origin\")) is not re-aggregatable from the rollup"},
 		{"a metric only ordered by", []plan.RollupState{fresh(m)}, `{"metrics": ["flight_count"], "dimensions": ["origin.state"], "order_by": [{"key": "avg_delay"}]}`,
 			"rollup m: metric avg_delay is not in the rollup"},
 	}
@@ -243,6 +250,14 @@ func TestRollupNotUsable(t *testing.T) {
 			}
 			if pl.Rollup != "" || !strings.Contains(pl.Explain(), c.want+"\n") {
 				t.Fatalf("answered from %q; want the base tables and %q:\n%s", pl.Rollup, c.want, pl.Explain())
+			}
+			name, reason, _ := strings.Cut(strings.TrimPrefix(c.want, "rollup "), ": ")
+			found := false
+			for _, d := range pl.RollupDecisions() {
+				found = found || (d.Name == name && !d.Used && d.Reason == reason)
+			}
+			if !found {
+				t.Fatalf("decisions %+v do not hold %s: %s", pl.RollupDecisions(), name, reason)
 			}
 		})
 	}
@@ -338,4 +353,59 @@ func BenchmarkPlanRollups(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestRollupRandomQueries plans random queries of the flights model (a
+// fixed seed) with every rollup fresh: whenever a rollup answers, its rows
+// are the base tables' rows.
+func TestRollupRandomQueries(t *testing.T) {
+	e := newRollupEnv(t, flightsRollups(t, ""))
+	metrics := []string{"flight_count", "avg_delay", "on_time_rate", "total_distance", "delayed_flights", "max_delay", "origins", "avg_distance", "median_delay", "airport_count", "flights_ytd"}
+	dims := []plan.Dimension{{Field: "origin.state"}, {Field: "destination.state"}, {Field: "flights.origin_code"}, {Field: "origin.name"}, {Field: "flights.destination_code"},
+		{Field: "flights.departure_time", Grain: "day"}, {Field: "flights.departure_time", Grain: "week"}, {Field: "flights.departure_time", Grain: "week", WeekStart: "sunday"},
+		{Field: "flights.departure_time", Grain: "month"}, {Field: "flights.departure_time", Grain: "quarter"}, {Field: "flights.departure_time", Grain: "hour"}}
+	filters := []plan.Filter{{Field: "origin.state", Op: "in", Values: []any{"CA", "TX"}}, {Field: "flights.origin_code", Op: "=", Value: "SFO"},
+		{Field: "destination.state", Op: "=", Value: "NY"}, {Field: "flights.departure_time", Grain: "month", Op: "between", Values: []any{"2001-02-01", "2001-04-01"}},
+		{Field: "flights.departure_time", Grain: "day", Op: "lt", Value: "2001-01-15"}, {Metric: "flight_count", Op: "gt", Value: 20}}
+	used := randomRollupQueries(t, e.base, e.withRollups, dialect.DuckDB, metrics, dims, filters, func(t *testing.T, q string) [][]any { return queryRows(t, e.db, q) })
+	if used["flights_by_day"] < 20 || used["by_destination"]+used["by_origin_name"]+used["two_homes"] < 5 {
+		t.Fatalf("too few queries answered from rollups to check anything: %v", used)
+	}
+}
+
+// randomRollupQueries plans 200 random queries (a fixed seed) of 1-2
+// metrics, 0-2 dimensions and 0-2 filters with base and with (every
+// rollup fresh); whenever a rollup answers, the rows run returns for it
+// must be the base rows. It returns how many queries each rollup answered.
+func randomRollupQueries(t *testing.T, base, with *plan.Planner, d dialect.Dialect, metrics []string, dims []plan.Dimension, filters []plan.Filter, run func(t *testing.T, sql string) [][]any) map[string]int {
+	rng := rand.New(rand.NewPCG(1, 2))
+	used := map[string]int{}
+	for i := 0; i < 200; i++ {
+		q := &plan.Query{}
+		for _, j := range rng.Perm(len(metrics))[:1+rng.IntN(2)] {
+			q.Metrics = append(q.Metrics, metrics[j])
+		}
+		seen := map[string]bool{}
+		for _, j := range rng.Perm(len(dims))[:rng.IntN(3)] {
+			if !seen[dims[j].Field] {
+				seen[dims[j].Field] = true
+				q.Dimensions = append(q.Dimensions, dims[j])
+			}
+		}
+		for _, j := range rng.Perm(len(filters))[:rng.IntN(3)] {
+			q.Filters = append(q.Filters, filters[j])
+		}
+		pl, probs := with.Plan(q, d)
+		if probs.HasErrors() || pl.Rollup == "" {
+			continue // a typed metric without a time dimension, …; or the base tables answer
+		}
+		used[pl.Rollup]++
+		bp, _ := base.Plan(q, d)
+		if diff := compareRows(run(t, pl.SQL), run(t, bp.SQL)); diff != "" {
+			b, _ := json.Marshal(q)
+			t.Fatalf("%s: %s\nrollup SQL: %s\n%s", b, diff, pl.SQL, pl.Explain())
+		}
+	}
+	t.Logf("answered from rollups: %v", used)
+	return used
 }

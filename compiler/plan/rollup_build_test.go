@@ -131,3 +131,18 @@ func TestBuildRollup(t *testing.T) {
 		t.Fatal("an unknown rollup was built")
 	}
 }
+
+// TestBuildRollupOfTotals: a rollup without dimensions builds one row of
+// partials, the base totals.
+func TestBuildRollupOfTotals(t *testing.T) {
+	art := flightsRollups(t, `[{"version": 1, "name": "totals", "measures": ["flight_count", "avg_delay"]}]`)
+	db := openFlightsSample(t)
+	rb, probs := plan.BuildRollup(art, "totals", dialect.DuckDB)
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	want := queryRows(t, db, `SELECT COUNT(*), SUM(delay), COUNT(delay) FROM flights`)
+	if diff := compareRows(queryRows(t, db, rb.SQL), want); diff != "" {
+		t.Fatalf("%s\n%s", diff, rb.SQL)
+	}
+}

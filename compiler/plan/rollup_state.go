@@ -58,3 +58,25 @@ func (p *Planner) rollupStates() map[string]*RollupState {
 	}
 	return out
 }
+
+// RollupDecision is what planning decided about one declared rollup:
+// Used, or Reason, the first rule of docs/rollups.md it failed (the
+// wording of EXPLAIN's last lines).
+type RollupDecision struct {
+	Name   string `json:"name"`
+	Used   bool   `json:"used"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// RollupDecisions returns, in declaration order, the decision about every
+// rollup of the model; nil when it declares none.
+func (pl *Plan) RollupDecisions() []RollupDecision {
+	if pl == nil || len(pl.rollups) == 0 {
+		return nil
+	}
+	out := make([]RollupDecision, len(pl.rollups))
+	for i, n := range pl.rollups {
+		out[i] = RollupDecision{Name: n.name, Used: n.used, Reason: n.why}
+	}
+	return out
+}
