@@ -27,6 +27,19 @@ import (
 // source changes).
 func salesSpec(t testing.TB, rollup bool) v1alpha1.SemanticModelSpec {
 	t.Helper()
+	if !rollup {
+		return salesSpecWith(t, "")
+	}
+	return salesSpecWith(t, byRegion)
+}
+
+// byRegion is the rollup of salesSpec.
+const byRegion = `{"version": 1, "name": "by_region", "measures": ["orders_total", "order_count", "total_qty"],
+          "dimensions": ["orders.region"], "time_dimension": {"field": "orders.order_date", "grain": "month"}}`
+
+// salesSpecWith is the sales model declaring rollup ("" none).
+func salesSpecWith(t testing.TB, rollup string) v1alpha1.SemanticModelSpec {
+	t.Helper()
 	doc := `
 version: "0.2.0.dev0"
 semantic_model:
@@ -55,11 +68,10 @@ semantic_model:
       - name: total_qty
         expression: {dialects: [{dialect: ANSI_SQL, expression: SUM(orders.qty)}]}
 `
-	if rollup {
+	if rollup != "" {
 		doc += `    custom_extensions:
       - vendor_name: OSSIE
-        data: '{"rollups": [{"version": 1, "name": "by_region", "measures": ["orders_total", "order_count", "total_qty"],
-          "dimensions": ["orders.region"], "time_dimension": {"field": "orders.order_date", "grain": "month"}}]}'
+        data: '{"rollups": [` + rollup + `]}'
 `
 	}
 	var spec v1alpha1.SemanticModelSpec
@@ -248,10 +260,64 @@ func TestRollupLifecycle(t *testing.T) {
 	}
 }
 
+// Refresh policies with an interval on DuckDB: incremental replaces only
+// the latest partitions once the interval has passed (a late row in an
+// older partition stays out until a full build), schedule rebuilds all;
+// before the interval nothing runs and the pass asks to be requeued when
+// it ends.
+func TestRollupRefreshPolicies(t *testing.T) {
+	for _, c := range []struct {
+		mode, extra string
+		decWhere    string // which December rows the table holds after the refresh
+	}{
+		{"incremental", `, "partition_grain": "month", "refresh": {"mode": "incremental", "every": "1h", "lookback": 1}`, "WHERE order_id <> 7"},
+		{"schedule", `, "refresh": {"mode": "schedule", "every": "1h"}`, ""},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			f := newFixture(t, operator.Options{})
+			eng := salesEngines()["duckdb"](t)
+			f.setEngine(eng)
+			now := time.Date(2018, 1, 10, 12, 0, 0, 0, time.UTC)
+			f.r.Clock = func() time.Time { return now }
+			decl := strings.Replace(byRegion, `"grain": "month"}`, `"grain": "day"}`+c.extra, 1)
+			f.create("sales", salesSpecWith(t, decl))
+			f.mustReconcile("sales")
+			art := bundleOf(t, f.configMap("sales")).Artifacts[0]
+			ru := art.Rollup("by_region")
+			built := f.get("sales").Status.Rollups[0].BuiltAt.Time
+
+			exec(t, eng, "INSERT INTO sales.orders VALUES (6, 'NA', DATE '2018-01-09', 5, '1'), (7, 'NA', DATE '2017-12-20', 7, '1')")
+			now = now.Add(30 * time.Minute)
+			res := f.mustReconcile("sales")
+			if st := f.get("sales").Status.Rollups[0]; !st.BuiltAt.Time.Equal(built) || !st.Fresh {
+				t.Errorf("refreshed before its interval: %+v", st)
+			}
+			if res.RequeueAfter != 30*time.Minute {
+				t.Errorf("requeue after %s, want 30m", res.RequeueAfter)
+			}
+
+			now = now.Add(30 * time.Minute)
+			f.mustReconcile("sales")
+			sm := f.get("sales")
+			if st := sm.Status.Rollups[0]; !st.BuiltAt.Time.Equal(now) || !st.Fresh {
+				t.Errorf("not refreshed after its interval: %+v", st)
+			}
+			wantCond(t, sm, v1alpha1.ConditionRollupsReady, metav1.ConditionTrue, v1alpha1.ReasonRollupsBuilt)
+			checkRollupRowsBy(t, eng, ru, "day", c.decWhere)
+		})
+	}
+}
+
 // checkRollupRows compares the rollup table's rows with hand-written SQL
 // over sales.orders (restricted by where): per region and month, the sum
 // of amounts, the count of orders and the sum of quantities.
 func checkRollupRows(t *testing.T, eng engine.Engine, ru *compiler.ArtifactRollup, where string) {
+	t.Helper()
+	checkRollupRowsBy(t, eng, ru, "month", where)
+}
+
+// checkRollupRowsBy is checkRollupRows for a rollup at grain.
+func checkRollupRowsBy(t *testing.T, eng engine.Engine, ru *compiler.ArtifactRollup, grain, where string) {
 	t.Helper()
 	col := map[string]string{}
 	for _, c := range ru.Columns {
@@ -263,8 +329,9 @@ func checkRollupRows(t *testing.T, eng engine.Engine, ru *compiler.ArtifactRollu
 	}
 	got := rows(t, eng, "SELECT "+col["orders.region"]+", "+col["orders_total"]+", "+col["order_count"]+", "+col["total_qty"]+
 		` FROM "ossie_views"."`+ru.Table+`" ORDER BY `+col["orders.region"]+", "+col["orders.order_date"])
+	trunc := "date_trunc('" + grain + "', order_date)"
 	want := rows(t, eng, "SELECT region, SUM(amount), COUNT(order_id), SUM(CAST(qty_text AS INTEGER)) FROM sales.orders "+where+
-		" GROUP BY region, date_trunc('month', order_date) ORDER BY region, date_trunc('month', order_date)")
+		" GROUP BY region, "+trunc+" ORDER BY region, "+trunc)
 	wantRows(t, "rollup rows", got, want)
 }
 
