@@ -1,7 +1,8 @@
 // Package operator reconciles SemanticModel resources (DESIGN.md section 4):
 // an ordered list of small steps, each in its own file and owning one
 // condition — validate (Validated), compile (Compiled), bind (DriftDetected),
-// publish (Published), views (ViewsReady) and ready (Ready, the summary) —
+// publish (Published), views (ViewsReady), rollups (RollupsReady) and
+// ready (Ready, the summary) —
 // with the status written at most once per pass and only when it changed.
 // The steps call the same compiler code as ossiectl; the published
 // artifact is a ConfigMap following the contract in api/v1alpha1/labels.go.
