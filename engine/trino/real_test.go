@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/engine/enginetest"
 	"github.com/ossie-dev/ossie/engine/trino"
 	"github.com/ossie-dev/ossie/test/trinoserver"
 )
@@ -313,4 +314,12 @@ func TestRealServerIsLoopbackSingleNode(t *testing.T) {
 	if version != trinoserver.Version || n != 1 || uri != srv.URL() {
 		t.Fatalf("nodes: version %q, uri %q, count %d; want %s, %s, 1", version, uri, n, trinoserver.Version, srv.URL())
 	}
+}
+
+// The rollup table contract of engine.Materializer on a real Trino's
+// memory connector: builds swap by DROP and rename, refreshes rebuild.
+func TestRealTables(t *testing.T) {
+	schema := trinoserver.Shared(t).NewSchema(t, "tables")
+	e := openReal(t, trinoserver.AdminUser, schema)
+	enginetest.Tables(t, e, []string{"memory", schema})
 }
