@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,8 +15,6 @@ import (
 	"github.com/ossie-dev/ossie/engine/trino/trinotest"
 	"github.com/ossie-dev/ossie/test/pgtest"
 )
-
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // shopDDL is one schema with keys, comments, names that need quoting, a
 // role-playing pair of foreign keys (origin/destination), a self

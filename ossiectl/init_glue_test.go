@@ -1,0 +1,221 @@
+package ossiectl
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ossie-dev/ossie/test/localproc"
+	"github.com/ossie-dev/ossie/test/motoserver"
+)
+
+// The Glue tests run against moto's server mode (test/motoserver), each in
+// an AWS account of its own.
+
+func TestMain(m *testing.M) { os.Exit(motoserver.Main(m)) }
+
+// glueShop is a fresh moto account, its key in the AWS environment, with
+// two Glue databases whose tables cover every type family, comments,
+// partition keys, names that need quoting and a table name present in both
+// databases. It returns the Glue endpoint.
+func glueShop(t *testing.T) (*motoserver.Server, *motoserver.Account) {
+	t.Helper()
+	srv := motoserver.Shared(t)
+	acct := srv.NewAccount(t)
+	acct.AddDatabase(t, "crm",
+		motoserver.Table("customers", "People who bought something", "", []string{"id bigint", "email string -- Login e-mail", "signup date date", "vip boolean"}),
+		motoserver.Table("events", "", "", []string{"id bigint", "payload binary"}),
+	)
+	acct.AddDatabase(t, "sales",
+		motoserver.Table("orders", "One row per order\nloaded nightly", "", []string{
+			"id bigint -- order id",
+			"customer_id bigint",
+			"amount decimal(12,2) -- Order total in EUR",
+			"weight double",
+			"qty int",
+			"placed_at timestamp",
+			"order string -- reserved word",
+			"Ship Mode varchar(20)",
+			`say "hi" char(2)`,
+			"items array<struct<sku:string,qty:int>>",
+			"attrs map<string,string>",
+			"address struct<city:string,zip:string>",
+		}, "dt date -- order day", "region string"),
+		motoserver.Table("events", "", "VIRTUAL_VIEW", []string{"at timestamp"}),
+		motoserver.Table("Daily Totals", "", "", []string{"day date", "total decimal(18,2)"}),
+	)
+	acct.SetEnv(t)
+	return srv, acct
+}
+
+func TestInitFromGlue(t *testing.T) {
+	srv, _ := glueShop(t)
+	code, out, errOut := run(t, "", "init", "--from", "glue", "--endpoint", srv.URL(), "--catalog", "awsdatacatalog")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "init/glue.yaml", []byte(out))
+	for _, want := range []string{
+		`drafted model "glue" from Glue database(s) crm, sales (engine catalog awsdatacatalog): 5 dataset(s), 23 field(s), 0 relationship(s), written to standard output`,
+		"add primary_key to 5 dataset(s) (customers, crm_events, orders, sales_events, daily_totals)",
+		"add relationships",
+		"4 field(s) have no scalar type and are Opaque (crm_events.payload, orders.items, orders.attrs, orders.address)",
+		"add metrics",
+		"warning: the draft has no metrics, so it cannot answer any query yet",
+		"Without metrics the model answers no query; candidates from the numeric columns: SUM(",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+
+	// Written to a file, the draft passes ossiectl validate.
+	file := filepath.Join(t.TempDir(), "model.yaml")
+	if code, _, errOut := run(t, "", "init", "--from", "glue", "--endpoint", srv.URL(), "--database", "sales", "--tables", "orders,Daily*", "-o", file); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if code, out, errOut := run(t, "", "validate", file); code != ExitOK {
+		t.Fatalf("validate exit %d:\n%s%s", code, out, errOut)
+	}
+	doc := string(readFile(t, file))
+	for _, want := range []string{"name: sales\n", "source: sales.orders\n", `source: sales."Daily Totals"`, "name: daily_totals"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("document lacks %q", want)
+		}
+	}
+	// An existing file is kept unless --force.
+	code, _, errOut = run(t, "", "init", "--from", "glue", "--endpoint", srv.URL(), "-o", file)
+	if code != ExitUsage || !strings.Contains(errOut, "pass --force") {
+		t.Errorf("overwrite without --force: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := run(t, "", "init", "--from", "glue", "--endpoint", srv.URL(), "-o", file, "--force", "--name", "everything"); code != ExitOK {
+		t.Errorf("--force: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(string(readFile(t, file)), "name: everything") {
+		t.Error("--force did not replace the file")
+	}
+}
+
+func TestInitFromGlueFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, srv *motoserver.Server, acct *motoserver.Account) (endpoint string)
+		args  []string
+		code  int
+		want  []string
+	}{
+		{"access denied", func(t *testing.T, srv *motoserver.Server, acct *motoserver.Account) string {
+			key, secret := acct.NewUser(t, "lister", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"glue:GetDatabases","Resource":"*"}]}`)
+			srv.EnforceIAM(t)
+			motoserver.SetEnv(t, key, secret)
+			return srv.URL()
+		}, nil, ExitProblems, []string{"Glue refused the request: AccessDenied", "is not authorized to perform: glue:GetTables", "check the AWS credentials"}},
+		{"bad credentials", func(t *testing.T, srv *motoserver.Server, _ *motoserver.Account) string {
+			srv.EnforceIAM(t)
+			motoserver.SetEnv(t, "AKIDSOMEONEELSE", "someone-elses-secret")
+			return srv.URL()
+		}, nil, ExitProblems, []string{"Glue refused the request: InvalidClientTokenId", "check the AWS credentials"}},
+		{"unknown database", nil, []string{"--database", "slaes"}, ExitProblems, []string{`the Glue catalog has no database "slaes" (it has crm, sales); fix --database`}},
+		{"unreachable", func(t *testing.T, _ *motoserver.Server, _ *motoserver.Account) string {
+			port, err := localproc.FreePort() // free: nothing answers there
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprintf("http://127.0.0.1:%d", port)
+		}, nil, ExitUnreachable, []string{"cannot reach the Glue endpoint", "connection refused", "check the network"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, acct := glueShop(t)
+			endpoint := srv.URL()
+			if tc.setup != nil {
+				endpoint = tc.setup(t, srv, acct)
+			}
+			code, out, errOut := run(t, "", append([]string{"init", "--from", "glue", "--endpoint", endpoint}, tc.args...)...)
+			if code != tc.code || out != "" {
+				t.Errorf("exit %d (want %d), stdout %q", code, tc.code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q: %s", w, errOut)
+				}
+			}
+			if strings.Contains(errOut, "someone-elses-secret") || strings.Contains(errOut, acct.SecretAccessKey) {
+				t.Errorf("secret in stderr: %s", errOut)
+			}
+		})
+	}
+}
+
+// A Glue table with 5,000 columns drafts, validates and stays fast.
+func TestInitFromGlueWideTable(t *testing.T) {
+	acct := motoserver.Shared(t).NewAccount(t)
+	cols := make([]string, 5000)
+	types := []string{"bigint", "string", "decimal(10,2)", "timestamp", "date", "array<int>"}
+	for i := range cols {
+		cols[i] = fmt.Sprintf("c%04d %s", i, types[i%len(types)])
+	}
+	acct.AddDatabase(t, "wide", motoserver.Table("t", "", "", cols))
+	acct.SetEnv(t)
+	file := filepath.Join(t.TempDir(), "wide.yaml")
+	start := time.Now()
+	code, _, errOut := run(t, "", "init", "--from", "glue", "--endpoint", motoserver.Shared(t).URL(), "-o", file)
+	took := time.Since(start)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "1 dataset(s), 5000 field(s)") {
+		t.Errorf("stderr: %s", errOut)
+	}
+	start = time.Now()
+	if code, out, errOut := run(t, "", "validate", file); code != ExitOK {
+		t.Fatalf("validate exit %d: %s%s", code, out, errOut)
+	}
+	t.Logf("5,000 columns: init %v (fetch from moto, draft, render, self-check), validate %v, %d bytes", took, time.Since(start), len(readFile(t, file)))
+}
+
+// Progress appears on a terminal and nowhere else.
+func TestInitProgressOnlyOnTerminal(t *testing.T) {
+	srv, _ := glueShop(t)
+	master, tty := openPTY(t)
+	got := make(chan string)
+	go func() {
+		var b bytes.Buffer
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			b.Write(buf[:n])
+			if err != nil || strings.Contains(b.String(), "Next steps:") {
+				break
+			}
+		}
+		got <- b.String()
+	}()
+	var out bytes.Buffer
+	if code := Do([]string{"init", "--from", "glue", "--endpoint", srv.URL()}, strings.NewReader(""), &out, tty); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	select {
+	case term := <-got:
+		if !strings.Contains(term, "reading Glue database crm: 2 tables") || !strings.Contains(term, "reading Glue database sales: 3 tables") {
+			t.Errorf("terminal shows no progress:\n%q", term)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing on the terminal")
+	}
+	// A file (or pipe) gets the report only.
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if code := Do([]string{"init", "--from", "glue", "--endpoint", srv.URL()}, strings.NewReader(""), &out, f); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if b := readFile(t, f.Name()); strings.Contains(string(b), "reading Glue") || !strings.Contains(string(b), "Next steps:") {
+		t.Errorf("file stderr:\n%s", b)
+	}
+}
