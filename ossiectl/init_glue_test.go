@@ -2,12 +2,18 @@ package ossiectl
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/glue"
 
 	"github.com/ossie-dev/ossie/test/localproc"
 	"github.com/ossie-dev/ossie/test/motoserver"
@@ -218,4 +224,135 @@ func TestInitProgressOnlyOnTerminal(t *testing.T) {
 	if b := readFile(t, f.Name()); strings.Contains(string(b), "reading Glue") || !strings.Contains(string(b), "Next steps:") {
 		t.Errorf("file stderr:\n%s", b)
 	}
+}
+
+// A draft from Glue answers: moto holds the Glue tables, whose locations
+// are Parquet files (orders partitioned by day, Hive layout); DuckDB plays
+// the engine that reads a Glue catalog (as Athena or Trino's Hive
+// connector do): one view per Glue table over the files at its location,
+// typed by its partition keys. The drafted model with one metric added
+// gives the answers of hand-written SQL over the same files.
+func TestInitFromGlueAnswers(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	files, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer files.Close()
+	for _, stmt := range []string{
+		`CREATE TABLE o AS SELECT * FROM (VALUES
+			(10, 1, 100.50::DECIMAL(12,2), DATE '2024-02-01'), (11, 1, 20.00, DATE '2024-02-01'),
+			(12, 2, 5.25, DATE '2024-02-02'), (13, NULL, 7.00, DATE '2024-03-01')) t(id, customer_id, amount, dt)`,
+		fmt.Sprintf(`COPY o TO '%s/orders' (FORMAT parquet, PARTITION_BY (dt))`, dir),
+		fmt.Sprintf(`COPY (SELECT * FROM (VALUES (1, 'EU'), (2, 'US')) t(id, region)) TO '%s/customers.parquet' (FORMAT parquet)`, dir),
+	} {
+		if _, err := files.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	// The answer the drafted model must reproduce, written by hand.
+	want := queryRows(t, files, fmt.Sprintf(`SELECT strftime(dt, '%%Y-%%m-%%d'), printf('%%.2f', SUM(amount)) FROM read_parquet('%s/orders/*/*.parquet', hive_partitioning = true) GROUP BY dt ORDER BY dt`, dir))
+
+	acct := motoserver.Shared(t).NewAccount(t)
+	orders := motoserver.Table("orders", "One row per order", "EXTERNAL_TABLE",
+		[]string{"id bigint -- order id", "customer_id bigint", "amount decimal(12,2) -- Order total in EUR"}, "dt date -- order day")
+	orders.StorageDescriptor.Location = aws.String(dir + "/orders/")
+	customers := motoserver.Table("customers", "", "EXTERNAL_TABLE", []string{"id bigint", "region string -- Sales region"})
+	customers.StorageDescriptor.Location = aws.String(dir + "/customers.parquet")
+	acct.AddDatabase(t, "shop", orders, customers)
+	acct.SetEnv(t)
+
+	// The engine: a view per table of what Glue answers.
+	engineFile := filepath.Join(t.TempDir(), "engine.duckdb")
+	engineDB, err := sql.Open("duckdb", engineFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := acct.Glue().GetTables(ctx, &glue.GetTablesInput{DatabaseName: aws.String("shop")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := []string{`CREATE SCHEMA shop`}
+	for _, tb := range page.TableList {
+		loc := aws.ToString(tb.StorageDescriptor.Location)
+		read := fmt.Sprintf(`read_parquet('%s')`, loc)
+		if len(tb.PartitionKeys) > 0 {
+			var types []string
+			for _, k := range tb.PartitionKeys {
+				duck := map[string]string{"date": "DATE", "string": "VARCHAR"}[aws.ToString(k.Type)]
+				if duck == "" {
+					t.Fatalf("partition key type %s", aws.ToString(k.Type))
+				}
+				types = append(types, fmt.Sprintf(`'%s': '%s'`, aws.ToString(k.Name), duck))
+			}
+			read = fmt.Sprintf(`read_parquet('%s*/*.parquet', hive_partitioning = true, hive_types = {%s})`, loc, strings.Join(types, ", "))
+		}
+		stmts = append(stmts, fmt.Sprintf(`CREATE VIEW shop.%s AS SELECT * FROM %s`, aws.ToString(tb.Name), read))
+	}
+	for _, stmt := range stmts {
+		if _, err := engineDB.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	engineDB.Close()
+
+	model := filepath.Join(t.TempDir(), "shop.yaml")
+	code, _, errOut := run(t, "", "init", "--from", "glue", "--endpoint", motoserver.Shared(t).URL(), "--database", "shop", "-o", model)
+	if code != ExitOK {
+		t.Fatalf("init exit %d: %s", code, errOut)
+	}
+	draft := string(readFile(t, model))
+	for _, w := range []string{"source: shop.orders\n", "description: One row per order\n", "description: Order total in EUR\n", "description: order day", "description: Sales region\n"} {
+		if !strings.Contains(draft, w) {
+			t.Errorf("draft lacks %q:\n%s", w, draft)
+		}
+	}
+	withMetric := draft + "    metrics:\n      - name: revenue\n        expression:\n          dialects:\n            - {dialect: OSSIE_SQL_2026, expression: SUM(orders.amount)}\n"
+	if err := os.WriteFile(model, []byte(withMetric), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, "", "validate", model); code != ExitOK {
+		t.Fatalf("validate exit %d:\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := run(t, "", "query", model, "--duckdb", engineFile, "--metrics", "revenue", "--dimensions", "orders.dt", "--format", "csv")
+	if code != ExitOK {
+		t.Fatalf("query exit %d: %s", code, errOut)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		day, value, _ := strings.Cut(line, ",")
+		var sum float64
+		if _, err := fmt.Sscan(value, &sum); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		got = append(got, fmt.Sprintf("%s|%.2f", strings.TrimSuffix(day, "T00:00:00Z"), sum))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) || len(want) != 3 {
+		t.Errorf("drafted model answers\n%v\nhand-written SQL answers\n%v\n(raw CLI output:\n%s)", got, want, out)
+	}
+}
+
+// queryRows runs a query whose columns are strings and returns its rows
+// joined with '|'.
+func queryRows(t *testing.T, db *sql.DB, query string) []string {
+	t.Helper()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var a, b string
+		if err := rows.Scan(&a, &b); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, a+"|"+b)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
