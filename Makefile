@@ -48,7 +48,7 @@ moto: ## install moto's server mode, the Glue implementation the Glue tests run 
 # The control-plane suites need a real kube-apiserver and etcd: they are built
 # from their Go modules once (10-40 minutes cold on 2 cores, by load; README) and reused. PostgreSQL is
 # part of the machine and Trino is fetched through Maven (scripts/trino.sh,
-# about 30 s cold) and moto through pip (scripts/moto.sh, about 1 min cold),
+# about 30 s cold) and moto through pip (scripts/moto.sh, 1-3 min cold),
 # so their suites must run, never skip.
 test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
