@@ -119,20 +119,24 @@ func TestInitFromGlueFailures(t *testing.T) {
 			srv.EnforceIAM(t)
 			motoserver.SetEnv(t, key, secret)
 			return srv.URL()
-		}, nil, ExitProblems, []string{"Glue refused the request: AccessDenied", "is not authorized to perform: glue:GetTables", "check the AWS credentials"}},
+		}, nil, ExitProblems, []string{"ossiectl: error OSS5065: Glue refused the request: AccessDenied", "is not authorized to perform: glue:GetTables", "check the AWS credentials"}},
 		{"bad credentials", func(t *testing.T, srv *motoserver.Server, _ *motoserver.Account) string {
 			srv.EnforceIAM(t)
 			motoserver.SetEnv(t, "AKIDSOMEONEELSE", "someone-elses-secret")
 			return srv.URL()
-		}, nil, ExitProblems, []string{"Glue refused the request: InvalidClientTokenId", "check the AWS credentials"}},
-		{"unknown database", nil, []string{"--database", "slaes"}, ExitProblems, []string{`the Glue catalog has no database "slaes" (it has crm, sales); fix --database`}},
+		}, nil, ExitProblems, []string{"ossiectl: error OSS5065: Glue refused the request: InvalidClientTokenId", "check the AWS credentials"}},
+		{"unknown database", nil, []string{"--database", "slaes"}, ExitProblems, []string{`ossiectl: error OSS5066: the Glue catalog has no database "slaes" (it has crm, sales); fix --database`}},
 		{"unreachable", func(t *testing.T, _ *motoserver.Server, _ *motoserver.Account) string {
 			port, err := localproc.FreePort() // free: nothing answers there
 			if err != nil {
 				t.Fatal(err)
 			}
 			return fmt.Sprintf("http://127.0.0.1:%d", port)
-		}, nil, ExitUnreachable, []string{"cannot reach the Glue endpoint", "connection refused", "check the network"}},
+		}, nil, ExitUnreachable, []string{"ossiectl: error OSS5067: cannot reach the Glue endpoint", "connection refused", "check the network"}},
+		{"no region", func(t *testing.T, srv *motoserver.Server, _ *motoserver.Account) string {
+			t.Setenv("AWS_REGION", "")
+			return srv.URL()
+		}, nil, ExitProblems, []string{"ossiectl: error OSS5068: no AWS region is configured", "--region"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, acct := glueShop(t)
