@@ -50,11 +50,13 @@ type GlueOptions struct {
 }
 
 // ListGlue reads the selected tables of a Glue Data Catalog with the
-// GetDatabases and GetTables APIs (all pages), sorted by database and
-// table. Columns are the table's StorageDescriptor columns followed by its
+// GetDatabases and GetTables APIs (all pages), sorted by database, each
+// database's tables in the order Glue lists them. Columns are the table's StorageDescriptor columns followed by its
 // partition keys. Failures are *Error: Unreachable when the endpoint does
 // not answer, Denied for missing or refused credentials
-// (AccessDeniedException, UnrecognizedClientException, ...), NotFound when
+// (AccessDeniedException, UnrecognizedClientException, ..., or any HTTP
+// 401/403 whose body is not Glue's JSON error, as moto's IAM refusals are:
+// the code of an AWS XML error body is quoted), NotFound when
 // a database pattern without wildcards names no database or nothing
 // matched.
 func ListGlue(ctx context.Context, opts GlueOptions) ([]Table, error) {
