@@ -55,6 +55,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/glue"
 	gluetypes "github.com/aws/aws-sdk-go-v2/service/glue/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/ossie-dev/ossie/test/localproc"
@@ -293,7 +294,8 @@ func (a *Account) NewUser(t testing.TB, name, policy string) (accessKeyID, secre
 func newUser(t testing.TB, client *iam.Client, name, policy string) (string, string) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := client.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String(name)}); err != nil {
+	var exists *iamtypes.EntityAlreadyExistsException
+	if _, err := client.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String(name)}); err != nil && !errors.As(err, &exists) {
 		t.Fatalf("motoserver: create user %s: %v", name, err)
 	}
 	if policy != "" {
@@ -308,8 +310,13 @@ func newUser(t testing.TB, client *iam.Client, name, policy string) (string, str
 	return aws.ToString(key.AccessKey.AccessKeyId), aws.ToString(key.AccessKey.SecretAccessKey)
 }
 
+// config is an AWS configuration against the server. Three attempts:
+// moto's Werkzeug server now and then resets a connection while the client
+// reads an answer (the SDK reports "use of closed network connection" and
+// retries it, aws-sdk-go-v2 issue 2737), so a setup call may run twice;
+// AddDatabase and NewUser accept the "already exists" of their retry.
 func (s *Server) config(creds aws.CredentialsProvider) aws.Config {
-	return aws.Config{Region: Region, Credentials: creds, BaseEndpoint: aws.String(s.URL()), RetryMaxAttempts: 1}
+	return aws.Config{Region: Region, Credentials: creds, BaseEndpoint: aws.String(s.URL()), RetryMaxAttempts: 3}
 }
 
 // Config is an AWS configuration for the account's key against the server.
@@ -330,11 +337,12 @@ func (a *Account) AddDatabase(t testing.TB, name string, tables ...gluetypes.Tab
 	t.Helper()
 	ctx := context.Background()
 	g := a.Glue()
-	if _, err := g.CreateDatabase(ctx, &glue.CreateDatabaseInput{DatabaseInput: &gluetypes.DatabaseInput{Name: aws.String(name)}}); err != nil {
+	var exists *gluetypes.AlreadyExistsException
+	if _, err := g.CreateDatabase(ctx, &glue.CreateDatabaseInput{DatabaseInput: &gluetypes.DatabaseInput{Name: aws.String(name)}}); err != nil && !errors.As(err, &exists) {
 		t.Fatalf("motoserver: create database %s: %v", name, err)
 	}
 	for _, tb := range tables {
-		if _, err := g.CreateTable(ctx, &glue.CreateTableInput{DatabaseName: aws.String(name), TableInput: &tb}); err != nil {
+		if _, err := g.CreateTable(ctx, &glue.CreateTableInput{DatabaseName: aws.String(name), TableInput: &tb}); err != nil && !errors.As(err, &exists) {
 			t.Fatalf("motoserver: create table %s.%s: %v", name, aws.ToString(tb.Name), err)
 		}
 	}
