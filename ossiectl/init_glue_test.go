@@ -20,9 +20,7 @@ import (
 )
 
 // The Glue tests run against moto's server mode (test/motoserver), each in
-// an AWS account of its own.
-
-func TestMain(m *testing.M) { os.Exit(motoserver.Main(m)) }
+// an AWS account of its own; TestMain (engine_test.go) stops the server.
 
 // glueShop is a fresh moto account, its key in the AWS environment, with
 // two Glue databases whose tables cover every type family, comments,

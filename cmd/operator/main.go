@@ -72,6 +72,7 @@ func (c *config) register(f *pflag.FlagSet) {
 	f.StringVar(&c.opts.ViewSchema, "view-schema", "ossie_views", "the one engine schema governed views are created in")
 	f.IntVar(&c.opts.MaxArtifactBytes, "max-artifact-bytes", operator.DefaultMaxArtifactBytes, "largest compressed artifact published in a ConfigMap, bytes (Kubernetes objects are limited to 1 MiB)")
 	f.DurationVar(&c.opts.EngineTimeout, "engine-timeout", operator.DefaultEngineTimeout, "time limit of each engine call of the drift check")
+	f.DurationVar(&c.opts.BuildTimeout, "build-timeout", operator.DefaultBuildTimeout, "time limit of one rollup build or refresh")
 	f.DurationVar(&c.opts.DriftRecheck, "drift-recheck", operator.DefaultDriftRecheck, "how soon a drifted model is checked again (negative: only on resync)")
 	f.IntVar(&c.opts.MaxConcurrentReconciles, "max-concurrent-reconciles", operator.DefaultMaxConcurrentReconciles, "models reconciled in parallel")
 	f.DurationVar(&c.resync, "resync", operator.DefaultResync, "period after which every model is reconciled again without a change")
