@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino test bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
+.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto test bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -43,18 +43,23 @@ trino: ## fetch the Trino server and plugins (memory, iceberg) into bin/trino/ a
 	@BIN=$(BIN) scripts/trino.sh >/dev/null
 	@BIN=$(BIN) scripts/iceberg-rest.sh >/dev/null
 
+moto: ## install moto's server mode, the Glue implementation the Glue tests run against, into bin/moto/ (about 320 MB, once)
+	@BIN=$(BIN) scripts/moto.sh >/dev/null
+
 # The control-plane suites need a real kube-apiserver and etcd: they are built
 # from their Go modules once (10-40 minutes cold on 2 cores, by load; README) and reused. PostgreSQL is
-# part of the machine and Trino and the Iceberg REST catalog fixture are
+# part of the machine, Trino and the Iceberg REST catalog fixture are
 # fetched through Maven (scripts/trino.sh, scripts/iceberg-rest.sh, about
-# 80 s cold), so their suites must run, never skip.
+# 80 s cold) and moto through pip (scripts/moto.sh, 1-3 min cold), so their
+# suites must run, never skip.
 test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
-	scripts/install-deps.sh                   # PostgreSQL 15 server binaries and Maven, when missing
+	scripts/install-deps.sh                   # PostgreSQL 15 server binaries, Maven and python3-venv, when missing
 	scripts/install-chromium.sh >/dev/null   # the web explorer test drives headless Chromium
 	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 OSSIE_REQUIRE_BROWSER=1 \
 		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
 		OSSIE_ICEBERG_REST_HOME=$$(BIN=$(BIN) scripts/iceberg-rest.sh | tail -n1) \
+		OSSIE_MOTO_HOME=$$(BIN=$(BIN) scripts/moto.sh | tail -n1) OSSIE_REQUIRE_MOTO=1 \
 		$(GO) test -timeout $(TEST_TIMEOUT) ./...
 # The chart tests are a module of their own (test/chart/go.mod): Helm's dependencies stay out of ours.
 	cd test/chart && $(GO) vet ./... && KUBEBUILDER_ASSETS=$$(cd ../.. && BIN=$(BIN) scripts/kube-tools.sh | tail -n1) \

@@ -14,11 +14,12 @@ import (
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/engine/trino"
 	"github.com/ossie-dev/ossie/engine/trino/trinotest"
+	"github.com/ossie-dev/ossie/test/motoserver"
 	"github.com/ossie-dev/ossie/test/pgtest"
 	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
-func TestMain(m *testing.M) { os.Exit(trinoserver.Main(m, pgtest.StopShared)) }
+func TestMain(m *testing.M) { os.Exit(trinoserver.Main(m, pgtest.StopShared, motoserver.StopShared)) }
 
 // shopDDL is one schema with keys, comments, names that need quoting, a
 // role-playing pair of foreign keys (origin/destination), a self

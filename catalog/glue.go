@@ -2,9 +2,11 @@ package catalog
 
 import (
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"path"
 	"slices"
 	"strings"
@@ -48,11 +50,13 @@ type GlueOptions struct {
 }
 
 // ListGlue reads the selected tables of a Glue Data Catalog with the
-// GetDatabases and GetTables APIs (all pages), sorted by database and
-// table. Columns are the table's StorageDescriptor columns followed by its
+// GetDatabases and GetTables APIs (all pages), sorted by database, each
+// database's tables in the order Glue lists them. Columns are the table's StorageDescriptor columns followed by its
 // partition keys. Failures are *Error: Unreachable when the endpoint does
 // not answer, Denied for missing or refused credentials
-// (AccessDeniedException, UnrecognizedClientException, ...), NotFound when
+// (AccessDeniedException, UnrecognizedClientException, ..., or any HTTP
+// 401/403 whose body is not Glue's JSON error, as moto's IAM refusals are:
+// the code of an AWS XML error body is quoted), NotFound when
 // a database pattern without wildcards names no database or nothing
 // matched.
 func ListGlue(ctx context.Context, opts GlueOptions) ([]Table, error) {
@@ -184,17 +188,48 @@ func glueError(err error, where, db string) error {
 		switch api.ErrorCode() {
 		case "AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException",
 			"SignatureDoesNotMatch", "ExpiredTokenException", "InvalidClientTokenId", "MissingAuthenticationTokenException":
-			return &Error{Kind: Denied, Message: msg, Next: "check the AWS credentials in use (AWS_PROFILE, aws sts get-caller-identity) and that they allow glue:GetDatabases and glue:GetTables", Err: err}
+			return &Error{Kind: Denied, Message: msg, Next: deniedNext, Err: err}
 		case "EntityNotFoundException":
 			return &Error{Kind: NotFound, Message: fmt.Sprintf("Glue database %q not found: %s", db, api.ErrorMessage()), Next: "check --database and --catalog-id", Err: err}
 		}
 		return &Error{Kind: Problem, Message: msg, Next: "retry later; if it persists, check the Glue service health and your quotas", Err: err}
+	}
+	// An endpoint that refuses the credentials with a body that is not
+	// the JSON error of the Glue protocol (moto's server mode sends IAM
+	// refusals as XML; a proxy may send HTML) still refuses them.
+	var resp *smithyhttp.ResponseError
+	if errors.As(err, &resp) && (resp.HTTPStatusCode() == http.StatusUnauthorized || resp.HTTPStatusCode() == http.StatusForbidden) {
+		msg := fmt.Sprintf("Glue refused the request with HTTP %d", resp.HTTPStatusCode())
+		if code, text := xmlErrorInfo(err); code != "" {
+			msg = fmt.Sprintf("Glue refused the request: %s: %s", code, text)
+		}
+		return &Error{Kind: Denied, Message: msg, Next: deniedNext, Err: err}
 	}
 	var send *smithyhttp.RequestSendError
 	if errors.As(err, &send) || errors.Is(err, context.DeadlineExceeded) {
 		return &Error{Kind: Unreachable, Message: fmt.Sprintf("cannot reach %s: %s", where, firstLine(rootCause(err).Error())), Next: "check the network, --region and --endpoint (or AWS_ENDPOINT_URL_GLUE), then retry", Err: err}
 	}
 	return &Error{Kind: Problem, Message: "reading the Glue catalog failed: " + firstLine(err.Error()), Next: "check --region, --endpoint and the AWS configuration", Err: err}
+}
+
+const deniedNext = "check the AWS credentials in use (AWS_PROFILE, aws sts get-caller-identity) and that they allow glue:GetDatabases and glue:GetTables"
+
+// xmlErrorInfo reads the code and message of an AWS XML error body
+// (<ErrorResponse><Error><Code>...) that the SDK could not decode as JSON;
+// empty when the body is something else.
+func xmlErrorInfo(err error) (code, message string) {
+	var de *smithy.DeserializationError
+	if !errors.As(err, &de) {
+		return "", ""
+	}
+	var body struct {
+		Code    string `xml:"Errors>Error>Code"`
+		Message string `xml:"Errors>Error>Message"`
+	}
+	if xml.Unmarshal(de.Snapshot, &body) != nil {
+		return "", ""
+	}
+	return body.Code, body.Message
 }
 
 func rootCause(err error) error {

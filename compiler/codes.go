@@ -110,3 +110,12 @@ const (
 	CodeTwoRoles          = "OSS4014" // one query needs one dataset along two different join paths
 	CodeBindingType       = "OSS5008" // a field's declared datatype disagrees with the column the engine stores (time zone)
 )
+
+// Glue drafting codes (ossiectl init --from glue; docs/authoring.md): why
+// the Glue Data Catalog could not be read. OSS5067 exits 3, the others 1.
+const (
+	CodeGlueDenied      = "OSS5065" // Glue refused the credentials or a permission, or no credentials were found
+	CodeGlueNotFound    = "OSS5066" // a named Glue database does not exist (or vanished), or no table matched
+	CodeGlueUnreachable = "OSS5067" // the Glue endpoint did not answer
+	CodeGlueFailed      = "OSS5068" // Glue answered with another error, or the AWS configuration is unusable
+)

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ossie-dev/ossie/test/motoserver"
 	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
-func TestMain(m *testing.M) { os.Exit(trinoserver.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(trinoserver.Main(m, motoserver.StopShared)) }
 
 // TestQueryOnTrino runs `ossiectl query --engine trino` on a real Trino,
 // the DSN read from a file and the session schema from --default-schema.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ossie-dev/ossie/catalog"
+	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/connect"
 	"github.com/ossie-dev/ossie/engine/postgres"
@@ -32,7 +33,7 @@ func (e *env) readGlue(ctx context.Context, f initFlags) (*initSource, error) {
 	})
 	done()
 	if err != nil {
-		return nil, err
+		return nil, glueFailure(err)
 	}
 	dbs := catalog.SchemaNames(tables)
 	origin := "Glue database(s) " + joinNames(dbs)
@@ -40,6 +41,25 @@ func (e *env) readGlue(ctx context.Context, f initFlags) (*initSource, error) {
 		origin += " (engine catalog " + f.catalog + ")"
 	}
 	return &initSource{tables: tables, typeSystem: "Glue", origin: origin, fallbackName: "glue"}, nil
+}
+
+// glueFailure gives a failure to read Glue its problem code (OSS5065-5068)
+// and exit code: 3 when the endpoint did not answer, 1 otherwise.
+func glueFailure(err error) error {
+	var ce *catalog.Error
+	if !errors.As(err, &ce) {
+		return err
+	}
+	code, exit := compiler.CodeGlueFailed, ExitProblems
+	switch ce.Kind {
+	case catalog.Denied:
+		code = compiler.CodeGlueDenied
+	case catalog.NotFound:
+		code = compiler.CodeGlueNotFound
+	case catalog.Unreachable:
+		code, exit = compiler.CodeGlueUnreachable, ExitUnreachable
+	}
+	return &exitError{code: exit, message: fmt.Sprintf("error %s: %v", code, err)}
 }
 
 // readEngine opens the engine through engine/connect (the same flags and

@@ -1,7 +1,6 @@
 package ossiectl
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -16,131 +15,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 
-	"github.com/ossie-dev/ossie/catalog/gluetest"
 	"github.com/ossie-dev/ossie/test/pgtest"
 	"github.com/ossie-dev/ossie/test/trinoserver"
 )
-
-const glueKey = "AKIDOSSIECTLTEST"
-
-// glueShop serves two Glue databases whose tables cover every type family,
-// comments, partition keys, names that need quoting and a table name
-// present in both databases.
-func glueShop(t *testing.T) *gluetest.Server {
-	t.Helper()
-	s := gluetest.StartSigned(t, glueKey)
-	s.AddDatabase("crm",
-		gluetest.Table{Name: "customers", Description: "People who bought something", Columns: []gluetest.Column{
-			{Name: "id", Type: "bigint"}, {Name: "email", Type: "string", Comment: "Login e-mail"},
-			{Name: "signup date", Type: "date"}, {Name: "vip", Type: "boolean"},
-		}},
-		gluetest.Table{Name: "events", Columns: []gluetest.Column{{Name: "id", Type: "bigint"}, {Name: "payload", Type: "binary"}}},
-	)
-	s.AddDatabase("sales",
-		gluetest.Table{Name: "orders", Description: "One row per order\nloaded nightly", Columns: []gluetest.Column{
-			{Name: "id", Type: "bigint", Comment: "order id"},
-			{Name: "customer_id", Type: "bigint"},
-			{Name: "amount", Type: "decimal(12,2)", Comment: "Order total in EUR"},
-			{Name: "weight", Type: "double"},
-			{Name: "qty", Type: "int"},
-			{Name: "placed_at", Type: "timestamp"},
-			{Name: "order", Type: "string", Comment: "reserved word"},
-			{Name: "Ship Mode", Type: "varchar(20)"},
-			{Name: `say "hi"`, Type: "char(2)"},
-			{Name: "items", Type: "array<struct<sku:string,qty:int>>"},
-			{Name: "attrs", Type: "map<string,string>"},
-			{Name: "address", Type: "struct<city:string,zip:string>"},
-		}, PartitionKeys: []gluetest.Column{{Name: "dt", Type: "date", Comment: "order day"}, {Name: "region", Type: "string"}}},
-		gluetest.Table{Name: "events", TableType: "VIRTUAL_VIEW", Columns: []gluetest.Column{{Name: "at", Type: "timestamp"}}},
-		gluetest.Table{Name: "Daily Totals", Columns: []gluetest.Column{{Name: "day", Type: "date"}, {Name: "total", Type: "decimal(18,2)"}}},
-	)
-	return s
-}
-
-func TestInitFromGlue(t *testing.T) {
-	s := glueShop(t)
-	code, out, errOut := run(t, "", "init", "--from", "glue", "--endpoint", s.URL, "--catalog", "awsdatacatalog")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	golden(t, "init/glue.yaml", []byte(out))
-	for _, want := range []string{
-		`drafted model "glue" from Glue database(s) crm, sales (engine catalog awsdatacatalog): 5 dataset(s), 23 field(s), 0 relationship(s), written to standard output`,
-		"add primary_key to 5 dataset(s) (customers, crm_events, orders, sales_events, daily_totals)",
-		"add relationships",
-		"4 field(s) have no scalar type and are Opaque (crm_events.payload, orders.items, orders.attrs, orders.address)",
-		"add metrics",
-		"warning: the draft has no metrics, so it cannot answer any query yet",
-		"Without metrics the model answers no query; candidates from the numeric columns: SUM(",
-	} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errOut)
-		}
-	}
-
-	// Written to a file, the draft passes ossiectl validate.
-	file := filepath.Join(t.TempDir(), "model.yaml")
-	if code, _, errOut := run(t, "", "init", "--from", "glue", "--endpoint", s.URL, "--database", "sales", "--tables", "orders,Daily*", "-o", file); code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	if code, out, errOut := run(t, "", "validate", file); code != ExitOK {
-		t.Fatalf("validate exit %d:\n%s%s", code, out, errOut)
-	}
-	doc := string(readFile(t, file))
-	for _, want := range []string{"name: sales\n", "source: sales.orders\n", `source: sales."Daily Totals"`, "name: daily_totals"} {
-		if !strings.Contains(doc, want) {
-			t.Errorf("document lacks %q", want)
-		}
-	}
-	// An existing file is kept unless --force.
-	code, _, errOut = run(t, "", "init", "--from", "glue", "--endpoint", s.URL, "-o", file)
-	if code != ExitUsage || !strings.Contains(errOut, "pass --force") {
-		t.Errorf("overwrite without --force: exit %d: %s", code, errOut)
-	}
-	if code, _, errOut := run(t, "", "init", "--from", "glue", "--endpoint", s.URL, "-o", file, "--force", "--name", "everything"); code != ExitOK {
-		t.Errorf("--force: exit %d: %s", code, errOut)
-	}
-	if !strings.Contains(string(readFile(t, file)), "name: everything") {
-		t.Error("--force did not replace the file")
-	}
-}
-
-func TestInitFromGlueFailures(t *testing.T) {
-	var s *gluetest.Server
-	for _, tc := range []struct {
-		name  string
-		setup func()
-		args  []string
-		code  int
-		want  []string
-	}{
-		{"access denied", func() {
-			s.Fail("GetTables", gluetest.APIError{Type: "AccessDeniedException", Message: "not authorized to perform: glue:GetTables"})
-		}, nil, ExitProblems, []string{"AccessDeniedException", "glue:GetTables", "check the AWS credentials"}},
-		{"bad credentials", func() { s.AccessKeyID = "AKIDSOMEONEELSE" }, nil, ExitProblems, []string{"UnrecognizedClientException", "check the AWS credentials"}},
-		{"unknown database", nil, []string{"--database", "slaes"}, ExitProblems, []string{`no database "slaes"`, "crm, sales", "fix --database"}},
-		{"unreachable", func() { s.Close() }, nil, ExitUnreachable, []string{"cannot reach the Glue endpoint", "connection refused", "check the network"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s = glueShop(t)
-			if tc.setup != nil {
-				tc.setup()
-			}
-			code, out, errOut := run(t, "", append([]string{"init", "--from", "glue", "--endpoint", s.URL}, tc.args...)...)
-			if code != tc.code || out != "" {
-				t.Errorf("exit %d (want %d), stdout %q", code, tc.code, out)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr lacks %q: %s", w, errOut)
-				}
-			}
-			if strings.Contains(errOut, "gluetest-secret") {
-				t.Errorf("secret in stderr: %s", errOut)
-			}
-		})
-	}
-}
 
 func TestInitUsage(t *testing.T) {
 	for _, args := range [][]string{
@@ -166,33 +43,6 @@ func TestInitUsage(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "ossiectl init --from glue --database sales,crm") {
 		t.Errorf("--help: exit %d\n%s", code, out)
 	}
-}
-
-// A Glue table with 5,000 columns drafts, validates and stays fast.
-func TestInitFromGlueWideTable(t *testing.T) {
-	gluetest.SetEnv(t, glueKey)
-	s := gluetest.Start(t)
-	cols := make([]gluetest.Column, 5000)
-	types := []string{"bigint", "string", "decimal(10,2)", "timestamp", "date", "array<int>"}
-	for i := range cols {
-		cols[i] = gluetest.Column{Name: fmt.Sprintf("c%04d", i), Type: types[i%len(types)]}
-	}
-	s.AddDatabase("wide", gluetest.Table{Name: "t", Columns: cols})
-	file := filepath.Join(t.TempDir(), "wide.yaml")
-	start := time.Now()
-	code, _, errOut := run(t, "", "init", "--from", "glue", "--endpoint", s.URL, "-o", file)
-	took := time.Since(start)
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	if !strings.Contains(errOut, "1 dataset(s), 5000 field(s)") {
-		t.Errorf("stderr: %s", errOut)
-	}
-	start = time.Now()
-	if code, out, errOut := run(t, "", "validate", file); code != ExitOK {
-		t.Fatalf("validate exit %d: %s%s", code, out, errOut)
-	}
-	t.Logf("5,000 columns: init %v (fetch, draft, render, self-check), validate %v, %d bytes", took, time.Since(start), len(readFile(t, file)))
 }
 
 // shopStatements splits testdata/init/shop.sql into statements.
@@ -411,47 +261,4 @@ func openPTY(t *testing.T) (master, tty *os.File) {
 	}
 	t.Cleanup(func() { s.Close(); m.Close() })
 	return m, s
-}
-
-// Progress appears on a terminal and nowhere else.
-func TestInitProgressOnlyOnTerminal(t *testing.T) {
-	s := glueShop(t)
-	master, tty := openPTY(t)
-	got := make(chan string)
-	go func() {
-		var b bytes.Buffer
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			b.Write(buf[:n])
-			if err != nil || strings.Contains(b.String(), "Next steps:") {
-				break
-			}
-		}
-		got <- b.String()
-	}()
-	var out bytes.Buffer
-	if code := Do([]string{"init", "--from", "glue", "--endpoint", s.URL}, strings.NewReader(""), &out, tty); code != ExitOK {
-		t.Fatalf("exit %d", code)
-	}
-	select {
-	case term := <-got:
-		if !strings.Contains(term, "reading Glue database sales: 2 tables") || !strings.Contains(term, "reading Glue database sales: 3 tables") {
-			t.Errorf("terminal shows no progress:\n%q", term)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("nothing on the terminal")
-	}
-	// A file (or pipe) gets the report only.
-	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if code := Do([]string{"init", "--from", "glue", "--endpoint", s.URL}, strings.NewReader(""), &out, f); code != ExitOK {
-		t.Fatalf("exit %d", code)
-	}
-	if b := readFile(t, f.Name()); strings.Contains(string(b), "reading Glue") || !strings.Contains(string(b), "Next steps:") {
-		t.Errorf("file stderr:\n%s", b)
-	}
 }

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suites need when a machine lacks
 # them: the PostgreSQL 15 server binaries (test/pgtest starts its own
-# server from /usr/lib/postgresql/15/bin) and Maven (scripts/trino.sh
-# fetches Trino with `mvn dependency:copy`). Idempotent: nothing is
-# installed, and apt is not touched, when both are present.
+# server from /usr/lib/postgresql/15/bin), Maven (scripts/trino.sh
+# fetches Trino with `mvn dependency:copy`) and Python's venv module
+# (scripts/moto.sh installs moto into a virtual environment; Debian ships
+# it apart as python3-venv). Idempotent: nothing is installed, and apt is
+# not touched, when all are present.
 set -euo pipefail
 
 need=()
 [[ -x /usr/lib/postgresql/15/bin/initdb ]] || need+=(postgresql-15)
 command -v "${MVN:-mvn}" >/dev/null || need+=(maven)
+command -v "${PYTHON:-python3}" >/dev/null || need+=(python3)
+"${PYTHON:-python3}" -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if ((${#need[@]} == 0)); then
 	exit 0
 fi

@@ -40,7 +40,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ossie-dev/ossie/test/pgtest"
+	"github.com/ossie-dev/ossie/test/localproc"
 )
 
 // Version is the Iceberg release scripts/iceberg-rest.sh installs.
@@ -141,7 +141,7 @@ func Start() (*Catalog, error) {
 	}
 	// A port picked free can be taken before Jetty binds it; retry.
 	for attempt := 0; ; attempt++ {
-		if c.port, err = pgtest.FreePort(); err == nil {
+		if c.port, err = localproc.FreePort(); err == nil {
 			err = c.start(home, javaBin)
 		}
 		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "Address already in use") {

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/ossie-dev/ossie/test/kubetest"
+	"github.com/ossie-dev/ossie/test/localproc"
 	"github.com/ossie-dev/ossie/test/pgtest"
 )
 
@@ -108,7 +109,7 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 		o.DataDir = DefaultDataDir(o.Root)
 	}
 	if o.ServerAddr == "" {
-		port, err := pgtest.FreePort()
+		port, err := localproc.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -257,7 +258,7 @@ func (c *Cluster) ServerArgs() []string {
 }
 
 func (c *Cluster) startProcesses(ctx context.Context) error {
-	port, err := pgtest.FreePort()
+	port, err := localproc.FreePort()
 	if err != nil {
 		return err
 	}

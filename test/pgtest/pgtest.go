@@ -44,6 +44,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ossie-dev/ossie/test/localproc"
 )
 
 // Superuser is the name of the superuser role initdb creates.
@@ -120,7 +122,7 @@ func Start() (*Server, error) {
 	// A port picked free can be taken before postgres binds it; retry.
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		s.port, err = FreePort()
+		s.port, err = localproc.FreePort()
 		if err != nil {
 			return fail(err)
 		}
@@ -353,17 +355,6 @@ func waitReady(dsn string, exited <-chan struct{}) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Errorf("not ready after %s: %v", startTimeout, last)
-}
-
-// FreePort asks the kernel for a free loopback port (closed again, so
-// another process may take it before the caller binds it).
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func randomHex(n int) string {

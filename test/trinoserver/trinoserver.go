@@ -50,6 +50,8 @@ import (
 	"time"
 
 	_ "github.com/trinodb/trino-go-client/trino" // database/sql driver "trino"
+
+	"github.com/ossie-dev/ossie/test/localproc"
 )
 
 // Version is the Trino release scripts/trino.sh installs by default.
@@ -191,7 +193,7 @@ func Start(opts Options) (*Server, error) {
 	}
 	// A port picked free can be taken before Trino binds it; retry.
 	for attempt := 0; ; attempt++ {
-		if s.port, err = freePort(); err == nil {
+		if s.port, err = localproc.FreePort(); err == nil {
 			err = s.start(opts)
 		}
 		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "Address already in use") {
@@ -470,17 +472,7 @@ func (s *Server) Schema(t testing.TB, name string) {
 
 // RSS is the JVM's resident memory in bytes (from /proc), 0 if unknown.
 func (s *Server) RSS() int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.proc.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb * 1024
-		}
-	}
-	return 0
+	return localproc.RSS(s.proc.Process.Pid)
 }
 
 // Stop kills the JVM (the data is throw-away, so no graceful shutdown) and
@@ -521,15 +513,6 @@ func removeStale() {
 			_ = os.RemoveAll(d)
 		}
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // tail is the last n bytes of a file, for error messages.
