@@ -39,19 +39,22 @@ cluster-demo: ## the operator + server on a local kube-apiserver with PostgreSQL
 kube-tools: ## build kube-apiserver, etcd, kubectl for the control-plane tests into bin/k8s/ (slow the first time)
 	@BIN=$(BIN) scripts/kube-tools.sh >/dev/null
 
-trino: ## fetch the Trino server and plugins the real-Trino suites start into bin/trino/ (about 200 MB, once)
+trino: ## fetch the Trino server and plugins (memory, iceberg) into bin/trino/ and the Iceberg REST catalog fixture into bin/iceberg-rest/ (about 620 MB, once)
 	@BIN=$(BIN) scripts/trino.sh >/dev/null
+	@BIN=$(BIN) scripts/iceberg-rest.sh >/dev/null
 
 # The control-plane suites need a real kube-apiserver and etcd: they are built
 # from their Go modules once (10-40 minutes cold on 2 cores, by load; README) and reused. PostgreSQL is
-# part of the machine and Trino is fetched through Maven (scripts/trino.sh,
-# about 30 s cold), so their suites must run, never skip.
+# part of the machine and Trino and the Iceberg REST catalog fixture are
+# fetched through Maven (scripts/trino.sh, scripts/iceberg-rest.sh, about
+# 80 s cold), so their suites must run, never skip.
 test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
 	scripts/install-deps.sh                   # PostgreSQL 15 server binaries and Maven, when missing
 	scripts/install-chromium.sh >/dev/null   # the web explorer test drives headless Chromium
 	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 OSSIE_REQUIRE_BROWSER=1 \
 		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
+		OSSIE_ICEBERG_REST_HOME=$$(BIN=$(BIN) scripts/iceberg-rest.sh | tail -n1) \
 		$(GO) test -timeout $(TEST_TIMEOUT) ./...
 # The chart tests are a module of their own (test/chart/go.mod): Helm's dependencies stay out of ours.
 	cd test/chart && $(GO) vet ./... && KUBEBUILDER_ASSETS=$$(cd ../.. && BIN=$(BIN) scripts/kube-tools.sh | tail -n1) \

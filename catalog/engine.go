@@ -55,7 +55,8 @@ func (o EngineOptions) TypeSystem() string {
 //     constraints of tables the user may only SELECT from, which is the
 //     usual authoring role. Partitions are left out (their parent is listed);
 //   - Trino: <catalog>.information_schema.columns (names and types; Trino
-//     exposes no keys) and, when readable, system.metadata.table_comments.
+//     exposes no keys) and, when readable, system.metadata.table_comments
+//     (table comments) and system.jdbc.columns (column comments).
 //
 // Failures are *Error: Unreachable when eng wraps engine.ErrUnavailable,
 // NotFound when nothing matched, Problem otherwise.
@@ -225,13 +226,30 @@ func listTrino(ctx context.Context, eng engine.Engine, catalog string) ([]*Table
 	if err := readColumns(ctx, eng, q, catalog, &c); err != nil {
 		return nil, err
 	}
-	// Table comments are a Trino extension some connectors and access
-	// controls do not serve; without them the draft is still complete.
+	// Comments are Trino extensions some connectors and access controls
+	// do not serve (information_schema.columns has none); without them the
+	// draft is still complete. Table comments: system.metadata.table_comments;
+	// column comments: the JDBC metadata table's remarks (what DESCRIBE
+	// shows as Comment).
 	res, err := eng.Query(ctx, "SELECT schema_name, table_name, comment FROM system.metadata.table_comments WHERE catalog_name = "+d.QuoteString(catalog)+" AND comment IS NOT NULL", 0)
 	if err == nil {
 		for _, r := range res.Rows {
 			if t := c.lookup(str(r[0]), str(r[1])); t != nil {
 				t.Comment = str(r[2])
+			}
+		}
+	}
+	res, err = eng.Query(ctx, "SELECT table_schem, table_name, column_name, remarks FROM system.jdbc.columns WHERE table_cat = "+d.QuoteString(catalog)+" AND remarks IS NOT NULL AND remarks <> ''", 0)
+	if err == nil {
+		for _, r := range res.Rows {
+			t := c.lookup(str(r[0]), str(r[1]))
+			if t == nil {
+				continue
+			}
+			for i := range t.Columns {
+				if t.Columns[i].Name == str(r[2]) {
+					t.Columns[i].Comment = str(r[3])
+				}
 			}
 		}
 	}

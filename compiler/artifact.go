@@ -28,6 +28,10 @@ type Artifact struct {
 	// JoinChoices lists the dataset pairs joined by several many-to-one
 	// paths, sorted by From then To; empty when every join path is unique.
 	JoinChoices []ArtifactJoinChoice `json:"join_choices,omitempty"`
+	// Rollups are the model's pre-aggregations (rollup.go,
+	// docs/rollups.md), in declaration order; the declaration is part of
+	// the model's custom extensions, so of Version.
+	Rollups []ArtifactRollup `json:"rollups,omitempty"`
 	// Governance is set when the document came with governance (roles,
 	// row filters, masks; docs/governance.md); nil means ungoverned.
 	Governance *ArtifactGovernance `json:"governance,omitempty"`

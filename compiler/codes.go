@@ -38,6 +38,14 @@ const (
 	CodeMetricTypeAlong       = "OSS2044" // a semi-additive metric's along field is not a time field of its dataset
 	CodeMetricTypeConversion  = "OSS2045" // a conversion's entity or time fields do not fit
 
+	// Rollups (rollup.go, docs/rollups.md).
+	CodeRollupSchema            = "OSS2050" // the rollups value violates schema/rollup.v1.schema.json
+	CodeRollupDuplicate         = "OSS2051" // two rollups of a model share a name
+	CodeRollupMember            = "OSS2052" // a rollup names a metric or dimension that does not exist
+	CodeRollupGrain             = "OSS2053" // a rollup's time dimension, partition grain or incremental refresh does not fit
+	CodeRollupNotReaggregatable = "OSS2054" // a rollup metric's aggregate cannot be re-aggregated from partial results
+	CodeRollupUnjoinable        = "OSS2055" // a rollup dimension no relationship path joins to a dataset a metric reads
+
 	CodeExprSyntax      = "OSS3001" // expression does not parse
 	CodeExprNotAllowed  = "OSS3002" // construct outside the bounded grammar (subquery, statement, window in field...)
 	CodeExprUnknownFunc = "OSS3003" // function not in the Ossie expression language

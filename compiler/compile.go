@@ -196,6 +196,10 @@ func (mc *modelCheck) artifact(docVersion string, opts CompileOptions) (*Artifac
 		}
 		art.Metrics = append(art.Metrics, am)
 	}
+	art.Rollups = slices.Clone(mc.rollups)
+	for i := range art.Rollups {
+		art.Rollups[i].Table = rollupTable(art, &art.Rollups[i])
+	}
 	return art, nil
 }
 

@@ -1,16 +1,12 @@
 package compiler
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/ossie-dev/ossie/compiler/expr"
 )
@@ -67,8 +63,9 @@ var metricTypeSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	return compileSchema(metricTypeSchemaURL, MetricTypeSchemaJSON)
 })
 
-// metricTypeData is the "metric" value of a metric's OSSIE extension
-// (validate_extensions.go) and its path; raw is nil when there is none.
+// metricTypeData is the value of a key of an OSSIE extension (a metric's
+// "metric", the model's "rollups"; validate_extensions.go) and its path;
+// raw is nil when there is none.
 type metricTypeData struct {
 	path string
 	raw  json.RawMessage
@@ -173,46 +170,7 @@ func (mc *modelCheck) checkConversion(i int, t *MetricType) {
 
 // metricType validates one parameter object against the schema.
 func (mc *modelCheck) metricType(path string, raw json.RawMessage) *MetricType {
-	sch, err := metricTypeSchema()
-	if err != nil {
-		mc.errorf(CodeMetricTypeSchema, path, "internal error: the metric type schema does not compile: %v", err)
-		return nil
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil { // checkExtensions decoded it already
-		mc.errorf(CodeMetricTypeSchema, path, "not JSON: %v", err)
-		return nil
-	}
-	if err := sch.Validate(inst); err != nil {
-		verr, ok := err.(*jsonschema.ValidationError)
-		if !ok {
-			mc.errorf(CodeMetricTypeSchema, path, "%v", err)
-			return nil
-		}
-		pr := message.NewPrinter(language.English)
-		seen := map[string]bool{}
-		var leaves func(e *jsonschema.ValidationError)
-		leaves = func(e *jsonschema.ValidationError) {
-			if len(e.Causes) > 0 {
-				for _, c := range e.Causes {
-					leaves(c)
-				}
-				return
-			}
-			p := path
-			for _, tok := range e.InstanceLocation {
-				p += "." + tok
-			}
-			msg := e.ErrorKind.LocalizedString(pr)
-			if msg == "false schema" {
-				msg = fmt.Sprintf("not a parameter of this metric type; %s", metricTypeHelp)
-			}
-			if !seen[p+msg] {
-				seen[p+msg] = true
-				mc.errorf(CodeMetricTypeSchema, p, "%s", msg)
-			}
-		}
-		leaves(verr)
+	if !mc.checkSchema(metricTypeSchema, CodeMetricTypeSchema, path, raw, "not a parameter of this metric type; "+metricTypeHelp) {
 		return nil
 	}
 	var t MetricType

@@ -65,6 +65,8 @@ type modelCheck struct {
 	metricVia     [][]string         // per metric: relationships it pins
 	metricTypes   []*MetricType      // per metric, nil when untyped (metric_type.go)
 	metricTypeRaw []metricTypeData   // per metric: its OSSIE extension's "metric" value (checkExtensions)
+	rollupRaw     metricTypeData     // the model's OSSIE extension's "rollups" value (checkExtensions)
+	rollups       []ArtifactRollup   // compiled rollups (rollup.go)
 	graph         *joinGraph
 	datasetNames  []string
 	metricNames   []string
@@ -142,6 +144,7 @@ func (mc *modelCheck) run() {
 	mc.checkMetrics()
 	mc.checkExtensions()
 	mc.checkMetricTypes()
+	mc.checkRollups()
 }
 
 func (mc *modelCheck) add(code string, sev Severity, path, msg string) {

@@ -25,16 +25,20 @@ const OssieVendor = "OSSIE"
 //   - via (metric): relationships the metric pins where a dimension could
 //     be joined by several many-to-one paths;
 //   - metric (metric): the metric's type parameters (metric_type.go,
-//     docs/metrics.md), validated by checkMetricTypes.
+//     docs/metrics.md), validated by checkMetricTypes;
+//   - rollups (semantic model): the model's pre-aggregations (rollup.go,
+//     docs/rollups.md), validated by checkRollups.
 type ossieExtension struct {
 	Timezone *string         `json:"timezone,omitempty"`
 	Via      []string        `json:"via,omitempty"`
 	Metric   json.RawMessage `json:"metric,omitempty"`
+	Rollups  json.RawMessage `json:"rollups,omitempty"`
 }
 
 // readExtension decodes the OSSIE extension among exts (nil when there is
 // none) and reports malformed data, a second OSSIE extension and keys not
-// allowed at this place (allowed: "timezone", or "via, metric" on a metric).
+// allowed at this place (allowed: "timezone", "timezone, rollups" on a
+// model, or "via, metric" on a metric).
 func (mc *modelCheck) readExtension(path string, exts []ossie.CustomExtension, allowed string) *ossieExtension {
 	var out *ossieExtension
 	for i, x := range exts {
@@ -53,7 +57,7 @@ func (mc *modelCheck) readExtension(path string, exts []ossie.CustomExtension, a
 			mc.errorf(CodeBadExtension, xp, "%s extension data must be a JSON object with %s: %v", OssieVendor, allowed, err)
 			continue
 		}
-		if (e.Timezone != nil && allowed != "timezone") || (e.Via != nil && allowed != metricExtKeys) || (e.Metric != nil && allowed != metricExtKeys) {
+		if (e.Timezone != nil && allowed == metricExtKeys) || (e.Via != nil && allowed != metricExtKeys) || (e.Metric != nil && allowed != metricExtKeys) || (e.Rollups != nil && allowed != modelExtKeys) {
 			mc.errorf(CodeBadExtension, xp, "%s extension here takes only %q", OssieVendor, allowed)
 			continue
 		}
@@ -68,7 +72,11 @@ func (mc *modelCheck) zoneOf(path func() string, exts []ossie.CustomExtension) s
 	if len(exts) == 0 { // the common case; paths are built only when needed
 		return ""
 	}
-	e := mc.readExtension(path(), exts, "timezone")
+	return mc.zoneIn(path, mc.readExtension(path(), exts, "timezone"))
+}
+
+// zoneIn checks the stored time zone declared by e, if any.
+func (mc *modelCheck) zoneIn(path func() string, e *ossieExtension) string {
 	if e == nil || e.Timezone == nil {
 		return ""
 	}
@@ -81,10 +89,19 @@ func (mc *modelCheck) zoneOf(path func() string, exts []ossie.CustomExtension) s
 }
 
 // checkExtensions reads the OSSIE extensions: stored time zones (resolved
-// per field into fieldZones) and metric `via` pins (into metricVia).
+// per field into fieldZones), metric `via` pins (into metricVia), metric
+// types and the model's rollups (kept raw for checkMetricTypes and
+// checkRollups).
 func (mc *modelCheck) checkExtensions() {
 	m := mc.m
-	modelZone := mc.zoneOf(func() string { return mc.base }, m.CustomExtensions)
+	var modelExt *ossieExtension
+	if len(m.CustomExtensions) > 0 {
+		modelExt = mc.readExtension(mc.base, m.CustomExtensions, modelExtKeys)
+	}
+	modelZone := mc.zoneIn(func() string { return mc.base }, modelExt)
+	if modelExt != nil && modelExt.Rollups != nil {
+		mc.rollupRaw = metricTypeData{path: mc.base + ".custom_extensions[" + strconv.Itoa(ossieIndex(m.CustomExtensions)) + "].data.rollups", raw: modelExt.Rollups}
+	}
 	mc.fieldZones = make([][]string, len(m.Datasets))
 	for d := range m.Datasets {
 		ds := &m.Datasets[d]
@@ -158,8 +175,12 @@ func (mc *modelCheck) checkVia(i int, via []string) []string {
 	return out
 }
 
-// metricExtKeys are the keys an OSSIE extension of a metric may hold.
-const metricExtKeys = "via, metric"
+// metricExtKeys and modelExtKeys are the keys an OSSIE extension of a
+// metric, or of a semantic model, may hold.
+const (
+	metricExtKeys = "via, metric"
+	modelExtKeys  = "timezone, rollups"
+)
 
 // ossieIndex is the index of the first OSSIE extension among exts.
 func ossieIndex(exts []ossie.CustomExtension) int {

@@ -23,6 +23,7 @@ const (
 	rwGovernance  = "governance"           // rewrite_governance.go
 	rwTimezone    = "query time zone"      // rewrite_timezone.go
 	rwStoredZone  = "stored time zone"     // rewrite_storedzone.go
+	rwRollup      = "rollup substitution"  // rewrite_rollup.go
 )
 
 // builder is the state of one build run.
@@ -46,6 +47,7 @@ func (p *Planner) build(b *bound) (node, compiler.Problems) {
 	if len(bl.probs) > 0 {
 		return nil, bl.probs
 	}
+	bl.rollup()
 	var root node = bl.project(bl.combineGroups())
 	if win != nil {
 		win.input = root.(*project)

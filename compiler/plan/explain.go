@@ -24,6 +24,7 @@ func (pl *Plan) Explain() string {
 	}
 	e := &explainer{}
 	e.walk(pl.tree, 0)
+	e.rollupNotes(pl.rollups)
 	return e.String()
 }
 
@@ -87,7 +88,11 @@ func (e *explainer) walk(n node, depth int) {
 			for _, f := range n.dims {
 				preds = append(preds, describePred(f.dm.name, f.op, f.val))
 			}
-			e.line(depth, "filter "+strings.Join(preds, " and "), n.rewrite, "dimension filters restrict the home dataset's rows before aggregation")
+			why := "dimension filters restrict the home dataset's rows before aggregation"
+			if n.rewrite == rwRollup {
+				why = "dimension filters restrict the rollup's rows, on its columns, before they are re-aggregated"
+			}
+			e.line(depth, "filter "+strings.Join(preds, " and "), n.rewrite, why)
 			for _, f := range n.dims {
 				e.dimNotes(depth+1, f.dm, "filter on ")
 			}
@@ -153,6 +158,13 @@ func (e *explainer) walk(n node, depth int) {
 		if n.keyed {
 			why += "; the dimensions come from the distinct below"
 		}
+		if n.rollup != nil {
+			what = "aggregate " + n.alias + " from rollup " + n.rollup.r.Name
+			if len(n.dims) > 0 {
+				what += " by " + strings.Join(names(n.dims), ", ")
+			}
+			why = rollupWhy(n)
+		}
 		if n.semi != nil {
 			pick := map[string]string{"last": "the sum at the latest " + n.semi.alongName, "first": "the sum at the earliest " + n.semi.alongName, "min": "the smallest of those sums", "max": "the largest of those sums"}[n.semi.pick]
 			why = strings.Join(e.servedMetrics(n), ", ") + ": sums " + n.home + " rows per " + n.semi.alongName + " value within each group, then takes " + pick
@@ -200,6 +212,8 @@ func (e *explainer) walk(n node, depth int) {
 		e.line(depth, join+n.dataset+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)
 	case *scan:
 		e.line(depth, "scan "+n.dataset, n.rewrite, "every row of dataset "+n.dataset)
+	case *rollupScan:
+		e.line(depth, "scan rollup "+n.use.r.Name+" ("+strings.Join(n.use.state.Table, ".")+")", n.rewrite, rollupFresh(n.use))
 	case *rowFilter:
 		e.line(depth, "scan "+n.dataset+" with row filters", n.rewrite,
 			fmt.Sprintf("the caller's roles restrict %s (%d alternative(s), ORed): it is read narrowed wherever the query reads it", n.dataset, len(n.alts)))

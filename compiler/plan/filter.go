@@ -352,19 +352,7 @@ func relativeRange(s string, now time.Time) (string, string, error) {
 		n = v
 	}
 	start := periodStart(today, m[3])
-	step := func(t time.Time, k int) time.Time {
-		switch m[3] {
-		case "day":
-			return t.AddDate(0, 0, k)
-		case "week":
-			return t.AddDate(0, 0, 7*k)
-		case "month":
-			return t.AddDate(0, k, 0)
-		case "quarter":
-			return t.AddDate(0, 3*k, 0)
-		}
-		return t.AddDate(k, 0, 0)
-	}
+	step := func(t time.Time, k int) time.Time { return addGrain(t, m[3], k) }
 	var from, to time.Time
 	switch m[1] {
 	case "this":

@@ -95,6 +95,15 @@ func (r *renderer) toOneJoins(ds string, reads map[string]bool) (string, bool) {
 // cannot be rendered — an attribute the caller does not have — admits
 // nothing.
 func (r *renderer) rowPredicate(ds string, alts [][]compiler.ArtifactRowFilter) (string, map[string]bool) {
+	return r.rowPredicateOver(ds, alts, func(key string) (string, bool) {
+		x, ok := r.pr.fieldSQL[key]
+		return x, ok
+	})
+}
+
+// rowPredicateOver is rowPredicate with each field "dataset.field" read as
+// field(key) (the field's SQL, or a rollup column holding it).
+func (r *renderer) rowPredicateOver(ds string, alts [][]compiler.ArtifactRowFilter, field func(key string) (string, bool)) (string, map[string]bool) {
 	pol := r.b.pol
 	reads := map[string]bool{}
 	var ors []string
@@ -109,7 +118,7 @@ func (r *renderer) rowPredicate(ds string, alts [][]compiler.ArtifactRowFilter) 
 					}
 					return r.d.QuoteString(v), nil
 				}
-				x, ok := r.pr.fieldSQL[fieldKey(ref.Qualifier, ref.Name)]
+				x, ok := field(fieldKey(ref.Qualifier, ref.Name))
 				if !ok {
 					return "", errors.New("row filter reads " + ref.Qualifier + "." + ref.Name)
 				}

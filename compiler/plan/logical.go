@@ -16,9 +16,8 @@ import (
 // chain back to the home scan. Every node records the rewrite that made it
 // and why, which EXPLAIN prints (explain.go).
 //
-// Extension point: a rollup substitution is a
-// rewrite that replaces an aggregate's input by a scan of a
-// pre-aggregated dataset and says why in its origin.
+// The rollup substitution (rewrite_rollup.go) replaces the aggregates by
+// one aggregate over a rollupScan of a pre-aggregated table.
 type node interface {
 	// madeBy names the rewrite that made the node (see rewrites).
 	madeBy() string
@@ -129,6 +128,16 @@ type aggregate struct {
 	// conv: the group holds one conversion measure; its input ends in a
 	// convJoin (rewrite_conversion.go).
 	conv *convSpec
+	// rollup: the group re-aggregates a rollup's rows (rewrite_rollup.go);
+	// its input is a rollupScan, under a filter when the query has
+	// dimension filters.
+	rollup *rollupUse
+}
+
+// rollupScan reads every row of a built rollup's table (rewrite_rollup.go).
+type rollupScan struct {
+	origin
+	use *rollupUse
 }
 
 // convJoin LEFT JOINs the rows of a conversion's event-B dataset (right,
@@ -219,14 +228,15 @@ type limit struct {
 	offset int
 }
 
-func (n *scan) inputs() []node      { return nil }
-func (n *rowFilter) inputs() []node { return nil }
-func (n *join) inputs() []node      { return []node{n.left, n.right} }
-func (n *filter) inputs() []node    { return []node{n.input} }
-func (n *distinct) inputs() []node  { return []node{n.input} }
-func (n *keyJoin) inputs() []node   { return []node{n.left, n.right} }
-func (n *convJoin) inputs() []node  { return []node{n.left, n.right} }
-func (n *aggregate) inputs() []node { return []node{n.input} }
+func (n *scan) inputs() []node       { return nil }
+func (n *rollupScan) inputs() []node { return nil }
+func (n *rowFilter) inputs() []node  { return nil }
+func (n *join) inputs() []node       { return []node{n.left, n.right} }
+func (n *filter) inputs() []node     { return []node{n.input} }
+func (n *distinct) inputs() []node   { return []node{n.input} }
+func (n *keyJoin) inputs() []node    { return []node{n.left, n.right} }
+func (n *convJoin) inputs() []node   { return []node{n.left, n.right} }
+func (n *aggregate) inputs() []node  { return []node{n.input} }
 func (n *combine) inputs() []node {
 	out := make([]node, len(n.groups))
 	for i, g := range n.groups {

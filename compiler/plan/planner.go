@@ -22,13 +22,20 @@ import (
 type Planner struct {
 	art   *compiler.Artifact
 	graph graph
-	// Now is the clock for relative date ranges; nil means time.Now.
+	// Now is the clock for relative date ranges and rollup freshness; nil
+	// means time.Now.
 	Now func() time.Time
+	// Rollups, when set, returns the states of the built rollups
+	// (rollup_state.go), read once per query: a query is answered from a
+	// fresh rollup when the answer is provably the base tables'
+	// (rewrite_rollup.go). nil: every query reads the base tables.
+	Rollups func() []RollupState
 
-	mu       sync.Mutex
-	cache    map[string]*prepared
-	trees    map[string]joinTree
-	policies map[string]*policy // by sorted role names (govern_policy.go)
+	mu          sync.Mutex
+	cache       map[string]*prepared
+	trees       map[string]joinTree
+	policies    map[string]*policy      // by sorted role names (govern_policy.go)
+	rollupCache map[string][]rollupPrep // by dialect name (rewrite_rollup.go)
 
 	fieldNames  []string // "dataset.field", for did-you-mean
 	metricNames []string
@@ -89,15 +96,21 @@ func (p *Planner) plan(q *Query, d dialect.Dialect, pol *policy) (*Plan, compile
 	if len(probs) > 0 {
 		return nil, probs
 	}
+	root, sql, probs := p.buildRender(pr, b)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	return &Plan{SQL: sql, Columns: b.columns(), ModelVersion: p.art.Version, Rollup: b.rollupUsed(), tree: root, rollups: b.rollups}, nil
+}
+
+// buildRender builds the logical plan of b and renders it.
+func (p *Planner) buildRender(pr *prepared, b *bound) (node, string, compiler.Problems) {
 	root, probs := p.build(b)
 	if len(probs) > 0 {
-		return nil, probs
+		return nil, "", probs
 	}
 	sql, probs := render(p, pr, b, root)
-	if len(probs) > 0 {
-		return nil, probs
-	}
-	return &Plan{SQL: sql, Columns: b.columns(), ModelVersion: p.art.Version, tree: root}, nil
+	return root, sql, probs
 }
 
 // tree returns the join tree rooted at home, computed once per dataset.

@@ -45,18 +45,27 @@ func loadShop(t testing.TB) *plan.Planner {
 // openShop starts an in-memory DuckDB holding the shop tables.
 func openShop(t *testing.T) *sql.DB {
 	t.Helper()
+	ddl, err := os.ReadFile("testdata/shop.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return openDuckDB(t, string(ddl))
+}
+
+// openDuckDB starts an in-memory DuckDB (one connection), closed when t
+// ends, and runs the statements ddl.
+func openDuckDB(t testing.TB, ddl ...string) *sql.DB {
+	t.Helper()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	db.SetMaxOpenConns(1)
-	ddl, err := os.ReadFile("testdata/shop.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(string(ddl)); err != nil {
-		t.Fatal(err)
+	for _, s := range ddl {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return db
 }

@@ -131,8 +131,12 @@ type Plan struct {
 	SQL          string   `json:"sql"`
 	Columns      []Column `json:"columns"`
 	ModelVersion string   `json:"model_version"`
+	// Rollup names the rollup the plan reads instead of the base tables
+	// (docs/rollups.md); "" when it reads the base tables.
+	Rollup string `json:"rollup,omitempty"`
 
-	tree node // the logical plan; nil on a Plan not made by a Planner
+	tree    node         // the logical plan; nil on a Plan not made by a Planner
+	rollups []rollupNote // per declared rollup, used or why not
 }
 
 // ParseQuery decodes a query body strictly (unknown keys, trailing data and

@@ -294,6 +294,9 @@ func (r *renderer) aggregate(g *aggregate) bool {
 	if g.semi != nil {
 		return r.renderSemi(g, in, where)
 	}
+	if g.rollup != nil {
+		return r.rollupAggregate(g, where)
+	}
 	w.WriteString("SELECT ")
 	first := true
 	for i, dm := range g.dims {
@@ -453,7 +456,12 @@ func (r *renderer) dimSQL(dm *dim) { r.dimSQLTo(&r.sql, dm) }
 // governance rewrite set one; else time zone conversion when the query
 // time zone rewrite set a zone, then truncation to the grain.
 func (r *renderer) dimSQLTo(w *sqlBuilder, dm *dim) {
-	x := r.pr.fieldSQL[fieldKey(dm.ds, dm.field)]
+	r.valueSQLTo(w, dm, r.pr.fieldSQL[fieldKey(dm.ds, dm.field)])
+}
+
+// valueSQLTo writes dm's value computed from x, the SQL of its field's
+// value (or of a rollup column holding it).
+func (r *renderer) valueSQLTo(w *sqlBuilder, dm *dim, x string) {
 	if dm.masked != nil {
 		w.WriteString(maskSQL(r.d, *dm.masked, x))
 		return

@@ -29,6 +29,10 @@ type bound struct {
 	order   []orderKey // requested keys, then the selected dimensions not named
 	limit   int        // -1: none
 	offset  int
+
+	// rollups is, per declared rollup, whether it answers the query or
+	// the first reason it does not (rewrite_rollup.go).
+	rollups []rollupNote
 }
 
 // dim is a resolved dimension or dimension filter target. resolve fills

@@ -3,8 +3,11 @@
 // into bin/trino/<version>/, run as one single-node coordinator (it also
 // runs the tasks) on a free loopback port, with a small heap, in a
 // temporary directory removed at Stop. Catalogs: `memory` (the memory
-// connector, which stores tables and views) and `system`. Access control:
-// Trino's file-based system access control with Rules (users below).
+// connector, which stores tables and views), `system`, and any a test
+// passes in Options.Catalogs (with the plugins they need in
+// Options.Plugins, e.g. an Iceberg REST catalog of test/icebergrest).
+// Access control: Trino's file-based system access control with Rules
+// (users below).
 //
 // Start-up took 16 s to 49 s on a shared 2-core machine; the JVM's
 // resident memory is about 270 MiB after start and under 1 GiB after the
@@ -111,6 +114,14 @@ type Options struct {
 	// "starting" (plugins and catalogs loading), for tests of how a
 	// starting server refuses queries. Start waits for it to return.
 	WhileStarting func(*Server)
+	// Plugins are the connector plugins to load besides memory (names
+	// under <install>/plugin/, e.g. "iceberg"); a plugin that is not
+	// installed is ErrNotInstalled. Only the named plugins are loaded: the
+	// Iceberg plugin alone adds hundreds of jars to every start.
+	Plugins []string
+	// Catalogs are extra catalogs: name -> the properties of
+	// etc/catalog/<name>.properties (e.g. icebergrest's TrinoCatalog).
+	Catalogs map[string]string
 }
 
 // Server is one Trino coordinator started by Start. Its methods are safe
@@ -163,6 +174,11 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range opts.Plugins {
+		if _, err := os.Stat(filepath.Join(home, "plugin", p)); err != nil {
+			return nil, fmt.Errorf("%w: %s lacks plugin/%s (scripts/trino.sh installs it)", ErrNotInstalled, home, p)
+		}
+	}
 	removeStale()
 	dir, err := os.MkdirTemp("", stalePrefix)
 	if err != nil {
@@ -199,7 +215,7 @@ func (s *Server) start(opts Options) error {
 	if heap <= 0 {
 		heap = 1024
 	}
-	if err := s.writeConfig(heap); err != nil {
+	if err := s.writeConfig(heap, opts); err != nil {
 		return err
 	}
 	logf, err := os.Create(s.LogPath())
@@ -251,8 +267,9 @@ func (s *Server) start(opts Options) error {
 }
 
 // writeConfig lays out etc/: the coordinator's properties, the memory
-// catalog, the access-control rules and quiet logging.
-func (s *Server) writeConfig(heapMB int) error {
+// catalog and opts.Catalogs, the access-control rules and quiet logging;
+// and plugin/: links to the memory plugin and opts.Plugins.
+func (s *Server) writeConfig(heapMB int, opts Options) error {
 	port := strconv.Itoa(s.port)
 	// Per-query memory stays well under the heap minus Trino's default
 	// headroom (30 % of the heap).
@@ -269,7 +286,7 @@ func (s *Server) writeConfig(heapMB int) error {
 			"node.bind-ip=127.0.0.1",
 			"http-server.http.port=" + port,
 			"discovery.uri=http://127.0.0.1:" + port,
-			"plugin.dir=" + filepath.Join(s.home, "plugin"),
+			"plugin.dir=" + filepath.Join(s.dir, "plugin"),
 			"catalog.config-dir=" + filepath.Join(s.dir, "etc", "catalog"),
 			"query.max-memory=" + queryMem,
 			"query.max-memory-per-node=" + queryMem,
@@ -283,6 +300,18 @@ func (s *Server) writeConfig(heapMB int) error {
 		"rules.json":                Rules,
 		"log.properties":            "io.trino=WARN\nio.airlift=WARN\norg.eclipse.jetty=WARN\n",
 		filepath.Join("catalog", "memory.properties"): "connector.name=memory\nmemory.max-data-per-node=256MB\n",
+	}
+	for name, body := range opts.Catalogs {
+		files[filepath.Join("catalog", name+".properties")] = body
+	}
+	for _, p := range append([]string{"memory"}, opts.Plugins...) {
+		link := filepath.Join(s.dir, "plugin", p)
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(filepath.Join(s.home, "plugin", p), link); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
 	}
 	for name, body := range files {
 		p := filepath.Join(s.dir, "etc", name)

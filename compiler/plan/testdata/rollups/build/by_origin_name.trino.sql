@@ -1,0 +1,1 @@
+WITH "g0" AS (SELECT "origin"."name" AS "d0", "flights"."origin" AS "d1", COUNT(*) AS "m0" FROM "flights" AS "flights" LEFT JOIN "airports" AS "origin" ON "flights"."origin" = "origin"."iata" GROUP BY 1, 2) SELECT "q"."d0", "q"."d1", "q"."m0" FROM (SELECT "g0"."d0" AS "d0", "g0"."d1" AS "d1", COALESCE("g0"."m0", 0) AS "m0" FROM "g0") AS "q"
