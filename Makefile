@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino test bench bench-e2e lint fuzz clean image-check chart-crds
+.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino test bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -65,6 +65,9 @@ bench: ## benchmarks with memory stats (run `make fetch-flights` first for the 3
 
 bench-e2e: ## server vs engine on the 3 M-row flights data: p50/p99, RSS, cached answers, 8-client throughput
 	@GO=$(GO) BIN=$(BIN) scripts/bench-e2e.sh
+
+bench-trino: ## server over HTTP vs hand-written SQL through trino-go-client, the flights questions on the 3 M rows in Trino (Hive connector)
+	@GO=$(GO) BIN=$(BIN) scripts/bench-trino.sh
 
 lint: ## gofmt check + go vet
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -15,9 +15,10 @@ import (
 	"github.com/ossie-dev/ossie/engine/trino"
 	"github.com/ossie-dev/ossie/engine/trino/trinotest"
 	"github.com/ossie-dev/ossie/test/pgtest"
+	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(trinoserver.Main(m, pgtest.StopShared)) }
 
 // shopDDL is one schema with keys, comments, names that need quoting, a
 // role-playing pair of foreign keys (origin/destination), a self
@@ -178,30 +179,33 @@ func TestListEnginePostgresUnreachable(t *testing.T) {
 	}
 }
 
+// TestListEngineTrino drafts from a real Trino's information_schema
+// (memory connector): Trino's own type names, its lower-cased
+// identifiers, three-part sources.
 func TestListEngineTrino(t *testing.T) {
-	s := trinotest.Start(t, "author", "", 3)
-	for _, stmt := range []string{
-		`CREATE SCHEMA sales`,
-		`CREATE TABLE sales.orders (id BIGINT, amount DECIMAL(12,2), placed_at TIMESTAMPTZ, items STRUCT(sku VARCHAR, qty INTEGER)[])`,
-		`CREATE TABLE sales."Order Lines" (order_id BIGINT, "Line No" INTEGER)`,
-	} {
-		if _, err := s.DB.Exec(stmt); err != nil {
-			t.Fatal(err)
-		}
+	srv := trinoserver.Shared(t)
+	schema := srv.NewSchema(t, "sales")
+	ctx := context.Background()
+	if err := srv.Exec(ctx,
+		`CREATE TABLE memory.`+schema+`.orders (id BIGINT, amount DECIMAL(12,2), placed_at TIMESTAMP(6) WITH TIME ZONE, items ARRAY(ROW(sku VARCHAR, qty INTEGER)))`,
+		`CREATE TABLE memory.`+schema+`."Order Lines" (order_id BIGINT, "Line No" INTEGER)`,
+	); err != nil {
+		t.Fatal(err)
 	}
-	e, err := trino.Open(context.Background(), trino.Config{DSN: s.DSN("memory", ""), HTTPClient: s.Client, RetryTimeout: time.Second})
+	e, err := trino.Open(ctx, trino.Config{DSN: srv.DSN(trinoserver.AdminUser, "memory", ""), RetryTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	tables, err := ListEngine(context.Background(), e, EngineOptions{Kind: KindTrino, Catalog: "memory", Schemas: []string{"sales"}})
+	tables, err := ListEngine(ctx, e, EngineOptions{Kind: KindTrino, Catalog: "memory", Schemas: []string{schema}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc, _ := Draft(tables, Options{ModelName: "sales", TypeSystem: "Trino"})
 	loadDraft(t, doc)
 	m := doc.SemanticModel[0]
-	if len(m.Datasets) != 2 || m.Datasets[0].Source.Object != `memory.sales."Order Lines"` || m.Datasets[1].Source.Object != "memory.sales.orders" {
+	// Trino stores the quoted name lower-cased: "Order Lines" is "order lines".
+	if len(m.Datasets) != 2 || m.Datasets[0].Source.Object != `memory.`+schema+`."order lines"` || m.Datasets[1].Source.Object != "memory."+schema+".orders" {
 		t.Fatalf("datasets %+v", m.Datasets)
 	}
 	var got []string
@@ -211,8 +215,19 @@ func TestListEngineTrino(t *testing.T) {
 	if !slices.Equal(got, []string{"id:Integer", "amount:Decimal", "placed_at:DateTimeTz", "items:Opaque"}) {
 		t.Errorf("orders fields %v", got)
 	}
-	_, err = ListEngine(context.Background(), e, EngineOptions{Kind: KindTrino})
+	_, err = ListEngine(ctx, e, EngineOptions{Kind: KindTrino})
 	wantError(t, err, Problem, "no Trino catalog", "--catalog")
+}
+
+// TestListEngineTrinoGone: a coordinator that vanishes after the engine
+// was opened (the protocol test server, closed) is unreachable.
+func TestListEngineTrinoGone(t *testing.T) {
+	s := trinotest.Start(t, "author", "", 3)
+	e, err := trino.Open(context.Background(), trino.Config{DSN: s.DSN("memory", ""), HTTPClient: s.Client, RetryTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
 	s.Close()
 	_, err = ListEngine(context.Background(), e, EngineOptions{Kind: KindTrino, Catalog: "memory"})
 	wantError(t, err, Unreachable, "cannot reach the trino engine")

@@ -17,8 +17,8 @@ import (
 // its owner.
 type Viewer interface {
 	// Relations lists the tables and views of schema (a path: [schema] or
-	// [catalog, schema]) by name, each view with its comment ("" when it
-	// has none). A schema that does not exist holds nothing (no error).
+	// [catalog, schema]) by name, each with its comment ("" when it has
+	// none). A schema that does not exist holds nothing (no error).
 	Relations(ctx context.Context, schema []string) (map[string]Relation, error)
 	// ApplyView creates schema when it is missing, then creates the view
 	// (v.Replace false: plain CREATE VIEW, which fails when the name is
@@ -48,7 +48,7 @@ type Granter interface {
 type Relation struct {
 	Name    string
 	View    bool   // false: a table (or another kind of relation)
-	Comment string // a view's comment; "" when it has none
+	Comment string // the relation's comment; "" when it has none
 	// Unguarded is true for a view that lacks the engine's barrier
 	// against its readers' predicates (PostgreSQL: a view without
 	// security_barrier, as created before views were barriers); the

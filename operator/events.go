@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +22,8 @@ const (
 	EventNameConflict      = "NameConflict"      // Warning: our ConfigMap name or a view name is taken
 	EventViewsApplied      = "ViewsApplied"      // Normal: views were created, replaced or dropped
 	EventViewFailed        = "ViewFailed"        // Warning: the engine refused a view's DDL
+	EventRollupsBuilt      = "RollupsBuilt"      // Normal: rollup tables were built, refreshed or dropped
+	EventRollupFailed      = "RollupFailed"      // Warning: a rollup build failed (the old table stays)
 )
 
 // emitTransitions compares the status before and after a pass and records
@@ -66,6 +70,14 @@ func (r *Reconciler) emitTransitions(p *pass) {
 		if ov := oldC(v1alpha1.ConditionViewsReady); ov == nil || ov.Reason != v.Reason || ov.Message != v.Message {
 			emit(corev1.EventTypeWarning, v.Reason, "ApplyViews", v.Message)
 		}
+	}
+	if v := newC(v1alpha1.ConditionRollupsReady); v != nil && v.Reason == v1alpha1.ReasonRollupFailed {
+		if ov := oldC(v1alpha1.ConditionRollupsReady); ov == nil || ov.Reason != v.Reason || ov.Message != v.Message {
+			emit(corev1.EventTypeWarning, EventRollupFailed, "BuildRollups", v.Message)
+		}
+	}
+	if len(p.rollupsChanged) > 0 {
+		emit(corev1.EventTypeNormal, EventRollupsBuilt, "BuildRollups", strings.Join(p.rollupsChanged, "; "))
 	}
 	if len(p.viewsChanged) > 0 {
 		emit(corev1.EventTypeNormal, EventViewsApplied, "ApplyViews", viewsChangedNote(p.viewsChanged))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -25,7 +26,25 @@ import (
 // once. While the engine cannot drop a view, the error is returned and
 // the pass retried with backoff (the resource stays, Terminating; removing
 // the finalizer by hand abandons the views).
+//
+// Rollup tables are caches, dropped under either policy: FinalizerRollups
+// is removed once every table in the write schema whose comment carries
+// the model's uid is gone.
 func (r *Reconciler) finalize(ctx context.Context, sm *v1alpha1.SemanticModel) (ctrl.Result, error) {
+	if controllerutil.ContainsFinalizer(sm, v1alpha1.FinalizerRollups) {
+		dropped, err := r.dropOwnedRollups(ctx, sm)
+		if err != nil {
+			if r.Recorder != nil {
+				r.Recorder.Eventf(sm, nil, corev1.EventTypeWarning, EventRollupFailed, "Finalize", "%s",
+					capMessage("cannot drop the rollup tables of the deleted model (retrying): "+err.Error(), maxEventNote))
+			}
+			return ctrl.Result{}, fmt.Errorf("drop rollup tables of deleted model: %w", err)
+		}
+		if err := r.setFinalizer(ctx, sm, v1alpha1.FinalizerRollups, false); err != nil {
+			return ctrl.Result{}, fmt.Errorf("remove finalizer %s: %w", v1alpha1.FinalizerRollups, err)
+		}
+		log.FromContext(ctx).Info("rollup tables dropped", "dropped", dropped)
+	}
 	if !controllerutil.ContainsFinalizer(sm, v1alpha1.FinalizerViews) {
 		return ctrl.Result{}, nil
 	}
@@ -103,6 +122,42 @@ func (r *Reconciler) dropOwnedViews(ctx context.Context, sm *v1alpha1.SemanticMo
 			}
 			dropped = append(dropped, full)
 		}
+	}
+	return dropped, nil
+}
+
+// dropOwnedRollups drops the rollup tables (and build tables left
+// behind) of the write schema that sm built, and returns their names; the
+// first failure ends it.
+func (r *Reconciler) dropOwnedRollups(ctx context.Context, sm *v1alpha1.SemanticModel) ([]string, error) {
+	mat, ok := r.Engine.(engine.Materializer)
+	if !ok {
+		return nil, nil // it cannot have rollup tables
+	}
+	path, err := engine.ViewSchemaPath(r.Options.ViewSchema)
+	if err != nil {
+		return nil, nil
+	}
+	d := r.Engine.Dialect()
+	cctx, cancel := context.WithTimeout(ctx, r.Options.EngineTimeout)
+	rels, err := mat.Relations(cctx, path)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("list tables of %s: %s", engine.QuotePath(d.QuoteIdent, path...), engineMessage(err))
+	}
+	var dropped []string
+	for _, name := range slices.Sorted(maps.Keys(rels)) {
+		rel := rels[name]
+		if c, ok := parseRollupComment(rel.Comment); rel.View || !ok || !c.owner.owns(sm) {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, r.Options.EngineTimeout)
+		err := mat.DropTable(cctx, path, name)
+		cancel()
+		if err != nil {
+			return dropped, fmt.Errorf("drop table %s: %s", engine.TablePath(d, path, name), engineMessage(err))
+		}
+		dropped = append(dropped, engine.TablePath(d, path, name))
 	}
 	return dropped, nil
 }

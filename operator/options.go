@@ -1,7 +1,8 @@
 // Package operator reconciles SemanticModel resources (DESIGN.md section 4):
 // an ordered list of small steps, each in its own file and owning one
 // condition — validate (Validated), compile (Compiled), bind (DriftDetected),
-// publish (Published), views (ViewsReady) and ready (Ready, the summary) —
+// publish (Published), views (ViewsReady), rollups (RollupsReady) and
+// ready (Ready, the summary) —
 // with the status written at most once per pass and only when it changed.
 // The steps call the same compiler code as ossiectl; the published
 // artifact is a ConfigMap following the contract in api/v1alpha1/labels.go.
@@ -38,6 +39,10 @@ type Options struct {
 	// that times out counts as the engine being unavailable, never as
 	// drift. Default 10s.
 	EngineTimeout time.Duration
+	// BuildTimeout bounds one rollup build or refresh (a CREATE TABLE AS
+	// over the base tables can take far longer than a drift check).
+	// Default 30m.
+	BuildTimeout time.Duration
 	// BackoffBase and BackoffMax shape the exponential retry while the
 	// engine is unavailable or the API server refuses a write (defaults
 	// 1s and 5m).
@@ -57,6 +62,7 @@ type Options struct {
 const (
 	DefaultMaxArtifactBytes        = 900 << 10
 	DefaultEngineTimeout           = 10 * time.Second
+	DefaultBuildTimeout            = 30 * time.Minute
 	DefaultBackoffBase             = time.Second
 	DefaultBackoffMax              = 5 * time.Minute
 	DefaultDriftRecheck            = time.Minute
@@ -77,6 +83,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.EngineTimeout <= 0 {
 		o.EngineTimeout = DefaultEngineTimeout
+	}
+	if o.BuildTimeout <= 0 {
+		o.BuildTimeout = DefaultBuildTimeout
 	}
 	if o.BackoffBase <= 0 {
 		o.BackoffBase = DefaultBackoffBase

@@ -12,9 +12,9 @@ import (
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/engine/trino"
-	"github.com/ossie-dev/ossie/engine/trino/trinotest"
 	"github.com/ossie-dev/ossie/operator"
 	"github.com/ossie-dev/ossie/test/pgtest"
+	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
 // flightsTables are the columns the flights example reads, enough for the
@@ -80,33 +80,46 @@ func TestPermissionDeniedOnPostgresIsItsOwnDrift(t *testing.T) {
 	wantCond(t, sm, v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady)
 }
 
-// The same through Trino's client protocol: the test server's access
-// control refuses airports with PERMISSION_DENIED.
+// The same on a real Trino: the engine runs as trinoserver.ReaderUser,
+// whose file-based access control allows only memory.governed; flights
+// is there, airports in a schema of its own, so Trino refuses airports
+// with PERMISSION_DENIED.
 func TestPermissionDeniedOnTrinoIsItsOwnDrift(t *testing.T) {
 	f := newFixture(t, operator.Options{})
-	s := trinotest.Start(t, "ossie", "op-trino-pw", 50)
-	if _, err := s.DB.Exec(strings.ReplaceAll(flightsTables, "DOUBLE PRECISION", "DOUBLE")); err != nil {
+	srv := trinoserver.Shared(t)
+	srv.Schema(t, trinoserver.ReaderSchema)
+	private := srv.NewSchema(t, "private")
+	ctx := context.Background()
+	if err := srv.Exec(ctx,
+		"CREATE TABLE memory."+trinoserver.ReaderSchema+".flights (date TIMESTAMP(6), delay INTEGER, distance INTEGER, origin VARCHAR, destination VARCHAR)",
+		"CREATE TABLE memory."+private+".airports (iata VARCHAR, name VARCHAR, city VARCHAR, state VARCHAR, latitude DOUBLE, longitude DOUBLE)",
+	); err != nil {
 		t.Fatal(err)
 	}
-	s.Deny("airports")
-	tr, err := trino.Open(context.Background(), trino.Config{DSN: s.DSN("memory", "main"), HTTPClient: s.Client, RetryTimeout: 5 * time.Second})
+	tr, err := trino.Open(ctx, trino.Config{DSN: srv.DSN(trinoserver.ReaderUser, "memory", trinoserver.ReaderSchema), RetryTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
 	f.setEngine(tr)
 
-	f.create("flights", flightsSpec(t))
+	spec := flightsSpec(t)
+	for i, d := range spec.SemanticModel[0].Datasets {
+		if d.Source.Object == "airports" {
+			spec.SemanticModel[0].Datasets[i].Source.Object = private + ".airports"
+		}
+	}
+	f.create("flights", spec)
 	if _, err := f.reconcile("flights"); err != nil {
 		t.Fatalf("a refused table is not an outage to retry: %v", err)
 	}
 	sm := f.get("flights")
 	d := wantCond(t, sm, v1alpha1.ConditionDriftDetected, metav1.ConditionTrue, v1alpha1.ReasonPermissionDenied)
-	if !strings.Contains(d.Message, "airports") || !strings.Contains(d.Message, "PERMISSION_DENIED") {
-		t.Errorf("message should name airports and PERMISSION_DENIED: %s", d.Message)
-	}
-	if strings.Contains(d.Message, "op-trino-pw") {
-		t.Errorf("message leaks the password: %s", d.Message)
+	if !strings.Contains(d.Message, "airports") || !strings.Contains(d.Message, "PERMISSION_DENIED") || strings.Contains(d.Message, "flights (") {
+		t.Errorf("message should name airports (only) and PERMISSION_DENIED: %s", d.Message)
 	}
 	wantCond(t, sm, v1alpha1.ConditionPublished, metav1.ConditionFalse, v1alpha1.ReasonBlocked)
+	if f.configMap("flights") != nil {
+		t.Error("published although the engine cannot read a table")
+	}
 }

@@ -140,7 +140,8 @@ func (r *Reconciler) loadConfigMap(ctx context.Context, p *pass) (*corev1.Config
 
 // desiredConfigMap is the ConfigMap of the contract for the current bundle.
 // Labels and annotations set by others (e.g. a GitOps tool) are kept; ours
-// are overwritten; binaryData and data are ours alone.
+// are overwritten; binaryData and data are ours alone (data holds only
+// the rollup states the rollups step writes).
 func (r *Reconciler) desiredConfigMap(p *pass, existing *corev1.ConfigMap) *corev1.ConfigMap {
 	cm := &corev1.ConfigMap{}
 	if existing != nil {
@@ -156,7 +157,7 @@ func (r *Reconciler) desiredConfigMap(p *pass, existing *corev1.ConfigMap) *core
 		cm.Annotations = map[string]string{}
 	}
 	cm.Annotations[v1alpha1.AnnotationVersion] = p.bundle.Version
-	cm.Data = nil
+	cm.Data = rollupData(existing) // the rollups step's
 	cm.BinaryData = map[string][]byte{v1alpha1.ArtifactKey: p.data}
 	return cm
 }
@@ -173,7 +174,7 @@ func ourLabels(p *pass) map[string]string {
 // sameContent compares what publish controls: binaryData, data, our labels
 // and annotation, and the owner references (the controller reference).
 func sameContent(have, want *corev1.ConfigMap) bool {
-	if len(have.Data) != 0 || len(have.BinaryData) != len(want.BinaryData) {
+	if !maps.Equal(have.Data, want.Data) || len(have.BinaryData) != len(want.BinaryData) {
 		return false
 	}
 	for k, v := range want.BinaryData {

@@ -46,6 +46,8 @@ type Reconciler struct {
 	// Metrics; nil records none.
 	Metrics *Metrics
 	Options Options
+	// Clock tells the time for rollup refresh schedules; nil is time.Now.
+	Clock func() time.Time
 }
 
 // New returns a Reconciler with opts defaulted.
@@ -105,7 +107,10 @@ type pass struct {
 	published    bool     // the ConfigMap holds the current bundle
 	wrote        bool     // this pass created or updated the ConfigMap
 	viewsChanged []string // view DDL run by this pass ("applied ...", "dropped ...")
-	apiErr       error    // a Kubernetes API failure worth retrying
+
+	rollupsChanged []string      // rollup builds and drops of this pass
+	requeue        time.Duration // the next scheduled rollup refresh; 0: none
+	apiErr         error         // a Kubernetes API failure worth retrying
 }
 
 // step is one stage of the pipeline; it owns one condition.
@@ -119,6 +124,7 @@ var steps = []step{
 	(*Reconciler).bind,
 	(*Reconciler).publish,
 	(*Reconciler).views,
+	(*Reconciler).rollups,
 	(*Reconciler).ready,
 }
 
@@ -172,8 +178,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case p.engineErr != nil:
 		// The engine's message is safe to log (engine.Error contract).
 		return ctrl.Result{}, fmt.Errorf("%w: %v", ErrEngineUnavailable, p.engineErr)
-	case p.drift && r.Options.DriftRecheck > 0:
+	case p.drift && r.Options.DriftRecheck > 0 && (p.requeue == 0 || r.Options.DriftRecheck < p.requeue):
 		return ctrl.Result{RequeueAfter: r.Options.DriftRecheck}, nil
+	case p.requeue > 0:
+		return ctrl.Result{RequeueAfter: p.requeue}, nil
 	}
 	return ctrl.Result{}, nil
 }

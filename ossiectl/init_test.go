@@ -17,8 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ossie-dev/ossie/catalog/gluetest"
-	"github.com/ossie-dev/ossie/engine/trino/trinotest"
 	"github.com/ossie-dev/ossie/test/pgtest"
+	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
 const glueKey = "AKIDOSSIECTLTEST"
@@ -355,20 +355,18 @@ func TestInitFromPostgres(t *testing.T) {
 	}
 }
 
-// Trino through the protocol test server (engine/trino/trinotest, DuckDB
-// behind it): information_schema of the DSN's catalog, three-part sources.
+// Trino (a real server, memory connector): information_schema of the
+// DSN's catalog, Trino's type names, three-part sources.
 func TestInitFromTrino(t *testing.T) {
-	s := trinotest.Start(t, "author", "", 2)
-	for _, stmt := range []string{
-		`CREATE SCHEMA sales`,
-		`CREATE TABLE sales.orders (id BIGINT, amount DECIMAL(12,2), placed_at TIMESTAMPTZ, day DATE, items STRUCT(sku VARCHAR, qty INTEGER)[])`,
-		`CREATE TABLE sales."Order Lines" (order_id BIGINT, "Line No" INTEGER)`,
-	} {
-		if _, err := s.DB.Exec(stmt); err != nil {
-			t.Fatal(err)
-		}
+	srv := trinoserver.Shared(t)
+	srv.Schema(t, "sales")
+	if err := srv.Exec(context.Background(),
+		`CREATE TABLE memory.sales.orders (id BIGINT, amount DECIMAL(12,2), placed_at TIMESTAMP(6) WITH TIME ZONE, day DATE, items ARRAY(ROW(sku VARCHAR, qty INTEGER)))`,
+		`CREATE TABLE memory.sales."Order Lines" (order_id BIGINT, "Line No" INTEGER)`,
+	); err != nil {
+		t.Fatal(err)
 	}
-	t.Setenv("OSSIECTL_TEST_TRINO_DSN", s.ClientDSN(t, "ossiectl-init-test", "memory", ""))
+	t.Setenv("OSSIECTL_TEST_TRINO_DSN", srv.DSN(trinoserver.AdminUser, "memory", ""))
 	code, out, errOut := run(t, "", "init", "--from", "engine", "--engine", "trino", "--dsn-env", "OSSIECTL_TEST_TRINO_DSN", "--schema", "sales")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -379,7 +377,7 @@ func TestInitFromTrino(t *testing.T) {
 	}
 	// Down: exit 3 at once (no retry for the client's 2 minutes), with
 	// the next step.
-	s.Close()
+	t.Setenv("OSSIECTL_TEST_TRINO_DSN", trinoserver.DownDSN(t, trinoserver.AdminUser, "memory"))
 	start := time.Now()
 	code, _, errOut = run(t, "", "init", "--from", "engine", "--engine", "trino", "--dsn-env", "OSSIECTL_TEST_TRINO_DSN")
 	if d := time.Since(start); d > dialTimeout {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
@@ -30,6 +31,8 @@ func (e *env) queryCmd() *cobra.Command {
 		timeout time.Duration
 		opts    compiler.CompileOptions
 		ef      engineFlags
+		rollups bool
+		explain bool
 	)
 	cmd := &cobra.Command{
 		Use:   "query FILE",
@@ -43,7 +46,11 @@ func (e *env) queryCmd() *cobra.Command {
 			"refuses to replace a table or view the file already has. A result cut by --max-rows is\n" +
 			"reported as truncated.\n" +
 			"--engine postgres|trino runs on that engine instead, with the connection string in\n" +
-			"--dsn-env or --dsn-file (never a flag value).",
+			"--dsn-env or --dsn-file (never a flag value).\n" +
+			"--rollups first builds every rollup the model declares in the schema ossie_rollups of the\n" +
+			"engine, as the operator does, so the answer comes from a rollup whenever the planner\n" +
+			"proves it the same; --explain prints the plan (which rollup answered, or why none could)\n" +
+			"to stderr.",
 		Example: "  ossiectl query flights.yaml --load flights=flights.parquet --load airports=airports.csv \\\n" +
 			"      --metrics flight_count --dimensions origin.state --order-by flight_count:desc --limit 5",
 		Args: exactArgs(1),
@@ -83,9 +90,28 @@ func (e *env) queryCmd() *cobra.Command {
 			defer eng.Close()
 			// DebugErrors: the local user owns the engine, so an engine failure
 			// shows the engine's message (never under --role, which is governed).
-			srv, err := server.New(server.Config{Engine: eng, Models: arts, MaxRows: maxRows, QueryTimeout: timeout, DebugErrors: true})
+			var states []v1alpha1.RollupState
+			if rollups {
+				if states, err = buildLocalRollups(ctx, eng, art); err != nil {
+					return failf("%v", err)
+				}
+			}
+			store, err := localStore(arts, states)
 			if err != nil {
 				return failf("%v", err)
+			}
+			srv, err := server.New(server.Config{Engine: eng, Store: store, MaxRows: maxRows, QueryTimeout: timeout, DebugErrors: true})
+			if err != nil {
+				return failf("%v", err)
+			}
+			if explain {
+				eq := *q
+				eq.Explain = true
+				pr, err := srv.PlanSQL(ctx, art.Name, &eq)
+				if err != nil {
+					return e.reportAnswerError(err, ef.inMemory(dbPath) && len(tables) == 0)
+				}
+				fmt.Fprint(e.stderr, pr.Explain)
 			}
 			resp, err := srv.Answer(ctx, art.Name, q)
 			if err != nil {
@@ -107,6 +133,8 @@ func (e *env) queryCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output: table, json or csv")
 	cmd.Flags().IntVar(&maxRows, "max-rows", server.DefaultMaxRows, "row cap; more rows are reported as truncated")
 	cmd.Flags().DurationVar(&timeout, "timeout", server.DefaultQueryTimeout, "query time limit")
+	cmd.Flags().BoolVar(&rollups, "rollups", false, "build the model's rollups in the engine (schema ossie_rollups) first, so the planner may answer from them")
+	cmd.Flags().BoolVar(&explain, "explain", false, "print the logical plan to stderr (the rollup used, or each rollup's first reason not)")
 	compileFlags(cmd, &opts)
 	ef.register(cmd)
 	e.gov.register(cmd, true)

@@ -24,7 +24,8 @@
 #                  io.trino:trino-<name> (zip), space-separated; memory is
 #                  always installed (every Trino suite uses it); iceberg is
 #                  346 MB, used with the Iceberg REST catalog of
-#                  scripts/iceberg-rest.sh
+#                  scripts/iceberg-rest.sh; `make bench-trino` adds hive
+#                  (258 MB)
 #   TRINO_JAVA_HOME  the JDK to run it with; default: the first of
 #                  $JAVA_HOME and /usr/lib/jvm/* whose java is 24 or newer
 #   MVN            default mvn

@@ -149,6 +149,11 @@ func (w *ConfigMapWatcher) onAdd(obj any) {
 		return
 	}
 	src := sourceOf(cm)
+	states, err := parseRollupStates(cm.Data[v1alpha1.RollupsKey])
+	if err != nil {
+		w.log.Warn("rollup states ignored: the base tables answer", "source", src.Key, "error", err)
+	}
+	w.store.SetRollups(src.Key, states)
 	data, ok := cm.BinaryData[v1alpha1.ArtifactKey]
 	if !ok {
 		w.store.Fail(src, LoadErrorDecode, fmt.Errorf("binaryData has no %q", v1alpha1.ArtifactKey))
@@ -179,6 +184,7 @@ func (w *ConfigMapWatcher) onDelete(obj any) {
 	}
 	src := sourceOf(cm)
 	if w.store.Remove(src.Key, src.UID) {
+		w.store.SetRollups(src.Key, nil)
 		w.log.Info("artifact removed", "source", src.Key)
 	}
 }

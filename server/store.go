@@ -69,6 +69,7 @@ type Store struct {
 	log     *slog.Logger
 
 	loadErrors *prometheus.CounterVec
+	rollups    rollupStates
 }
 
 // sourceState is the last good content of one source plus its last error.
@@ -151,6 +152,9 @@ func (s *Store) Set(src Source, arts []*compiler.Artifact) error {
 	if err != nil {
 		s.Fail(src, LoadErrorPlanner, err)
 		return err
+	}
+	for _, m := range ms {
+		m.planner.Rollups = s.rollupsOf(src.Key, m.art.Name)
 	}
 	s.put(src, compiler.BundleVersion(arts), ms)
 	return nil

@@ -15,6 +15,10 @@ const (
 	ConditionPublished = "Published"
 	// ConditionViewsReady: the governed views of the spec exist.
 	ConditionViewsReady = "ViewsReady"
+	// ConditionRollupsReady: every declared rollup of the published
+	// version has a fresh table. Not part of Ready: a rollup that is not
+	// fresh only means the base tables answer.
+	ConditionRollupsReady = "RollupsReady"
 	// ConditionReady: the current spec is published, bound and its views
 	// exist.
 	ConditionReady = "Ready"
@@ -49,4 +53,12 @@ const (
 	// older is either.
 	ReasonNotPublished  = "NotPublished"
 	ReasonViewsNotReady = "ViewsNotReady"
+	ReasonNoRollups     = "NoRollups"
+	// ReasonRollupsBuilt: every rollup table is fresh.
+	ReasonRollupsBuilt = "RollupsBuilt"
+	// ReasonRollupFailed: a build or refresh failed; a table built before
+	// keeps its rows (and is used while still fresh).
+	ReasonRollupFailed = "RollupFailed"
+	// ReasonRollupsNotSupported: the engine cannot hold rollup tables.
+	ReasonRollupsNotSupported = "RollupsNotSupported"
 )

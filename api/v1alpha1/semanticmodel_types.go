@@ -130,8 +130,8 @@ type SemanticModelStatus struct {
 	// ObservedGeneration is the metadata.generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions: Validated, Compiled, DriftDetected, Published, ViewsReady
-	// and Ready (the summary); reasons are listed in docs/operator.md.
+	// Conditions: Validated, Compiled, DriftDetected, Published, ViewsReady,
+	// RollupsReady and Ready (the summary); reasons are listed in docs/operator.md.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -152,6 +152,10 @@ type SemanticModelStatus struct {
 	// Views lists the views the operator created.
 	// +optional
 	Views []ViewStatus `json:"views,omitempty"`
+	// Rollups lists the rollup tables the operator builds for the
+	// published version (docs/rollups.md).
+	// +optional
+	Rollups []RollupStatus `json:"rollups,omitempty"`
 	// Problems found by validation (errors and warnings), at most 100; the
 	// Validated condition gives the total.
 	// +optional
@@ -194,6 +198,47 @@ type ViewStatus struct {
 	// Columns are the view's column names, in order.
 	// +optional
 	Columns []string `json:"columns,omitempty"`
+}
+
+// RollupStatus is one declared rollup and the table the operator keeps for
+// it in the engine's write schema.
+type RollupStatus struct {
+	// Name is the rollup's name in the model's rollups extension.
+	// +required
+	Name string `json:"name"`
+	// Model is the semantic_model entry declaring it.
+	// +optional
+	Model string `json:"model,omitempty"`
+	// Table is the quoted, schema-qualified table name as the engine takes
+	// it; empty while no build has succeeded.
+	// +optional
+	Table string `json:"table,omitempty"`
+	// Refresh is the refresh mode: reconcile, schedule or incremental.
+	// +optional
+	Refresh string `json:"refresh,omitempty"`
+	// Version is the artifact version of the model the table answers for
+	// (empty while the table holds an older definition).
+	// +optional
+	Version string `json:"version,omitempty"`
+	// BuiltAt is when the table's last successful build or refresh ended.
+	// +optional
+	BuiltAt *metav1.Time `json:"builtAt,omitempty"`
+	// Rows the table held after that build.
+	// +optional
+	Rows int64 `json:"rows,omitempty"`
+	// Watermark is the latest time bucket the table holds (its time
+	// dimension's maximum); absent without a time dimension or rows.
+	// +optional
+	Watermark *metav1.Time `json:"watermark,omitempty"`
+	// Fresh is true when the table was built for the published version
+	// from the sources as they are now and is younger than its refresh
+	// interval: the planner may answer from it.
+	// +optional
+	Fresh bool `json:"fresh,omitempty"`
+	// LastError is the message of the last failed build (the table above,
+	// if any, keeps serving); empty after a good build.
+	// +optional
+	LastError string `json:"lastError,omitempty"`
 }
 
 // Problem is one finding of the compiler (compiler.Problem): a stable code

@@ -75,6 +75,7 @@ func (c *config) register(f *pflag.FlagSet) {
 	f.StringArrayVar(&c.viewGrants, "view-grant", nil, "postgres: `ROLE=LOGIN` gives the engine login (a name, no credentials) SELECT on exactly ROLE's governed views (repeatable; once set, the operator revokes every other login's SELECT on its views)")
 	f.IntVar(&c.opts.MaxArtifactBytes, "max-artifact-bytes", operator.DefaultMaxArtifactBytes, "largest compressed artifact published in a ConfigMap, bytes (Kubernetes objects are limited to 1 MiB)")
 	f.DurationVar(&c.opts.EngineTimeout, "engine-timeout", operator.DefaultEngineTimeout, "time limit of each engine call of the drift check")
+	f.DurationVar(&c.opts.BuildTimeout, "build-timeout", operator.DefaultBuildTimeout, "time limit of one rollup build or refresh")
 	f.DurationVar(&c.opts.DriftRecheck, "drift-recheck", operator.DefaultDriftRecheck, "how soon a drifted model is checked again (negative: only on resync)")
 	f.IntVar(&c.opts.MaxConcurrentReconciles, "max-concurrent-reconciles", operator.DefaultMaxConcurrentReconciles, "models reconciled in parallel")
 	f.DurationVar(&c.resync, "resync", operator.DefaultResync, "period after which every model is reconciled again without a change")

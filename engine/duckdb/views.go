@@ -11,14 +11,14 @@ import (
 var _ engine.Viewer = (*Engine)(nil)
 
 // Relations lists the tables and views of schema ([schema] in the
-// database in use, or [database, schema]) with each view's comment, read
+// database in use, or [database, schema]) with their comments, read
 // from duckdb_views() and duckdb_tables().
 func (e *Engine) Relations(ctx context.Context, schema []string) (map[string]engine.Relation, error) {
 	db, sch := schemaParts(schema)
 	const q = `SELECT view_name, true, coalesce(comment, '') FROM duckdb_views()
 WHERE NOT internal AND schema_name = $1 AND database_name = coalesce($2, current_database())
 UNION ALL
-SELECT table_name, false, '' FROM duckdb_tables()
+SELECT table_name, false, coalesce(comment, '') FROM duckdb_tables()
 WHERE schema_name = $1 AND database_name = coalesce($2, current_database())`
 	rows, err := e.db.QueryContext(ctx, q, sch, db)
 	if err != nil {

@@ -14,10 +14,10 @@ import (
 var _ engine.Viewer = (*Engine)(nil)
 
 // relationsSQL lists the relations of one schema of the connected
-// database ($2, when given, must be its name) with each view's comment and
+// database ($2, when given, must be its name) with each relation's comment and
 // whether a view lacks security_barrier (any spelling of a true boolean
 // reloption counts as set).
-const relationsSQL = `SELECT c.relname, c.relkind = 'v', COALESCE(CASE WHEN c.relkind = 'v' THEN obj_description(c.oid, 'pg_class') END, ''),
+const relationsSQL = `SELECT c.relname, c.relkind = 'v', COALESCE(obj_description(c.oid, 'pg_class'), ''),
   c.relkind = 'v' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_options_to_table(c.reloptions) o
     WHERE o.option_name = 'security_barrier' AND lower(o.option_value) IN ('true', 'on', 'yes', '1', 't', 'y'))
 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -26,7 +26,7 @@ WHERE n.nspname = $1 AND ($2::text IS NULL OR $2::text = current_database())
 
 // Relations lists the tables, views, materialized views, foreign and
 // partitioned tables of schema ([schema] or [database, schema] naming the
-// connected database) with each view's comment.
+// connected database) with each relation's comment.
 func (e *Engine) Relations(ctx context.Context, schema []string) (map[string]engine.Relation, error) {
 	var db *string
 	name := schema[len(schema)-1]

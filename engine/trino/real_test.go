@@ -3,14 +3,13 @@ package trino_test
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/engine/enginetest"
 	"github.com/ossie-dev/ossie/engine/trino"
 	"github.com/ossie-dev/ossie/test/trinoserver"
 )
@@ -140,13 +139,7 @@ func TestRealStartingUp(t *testing.T) {
 // TestRealServerDown: a coordinator that is not running (nothing listens
 // on its loopback port) is an outage.
 func TestRealServerDown(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	_, err = trino.Open(context.Background(), trino.Config{DSN: "http://ossie@127.0.0.1:" + strconv.Itoa(port) + "?catalog=memory", RetryTimeout: 500 * time.Millisecond})
+	_, err := trino.Open(context.Background(), trino.Config{DSN: trinoserver.DownDSN(t, trinoserver.AdminUser, "memory"), RetryTimeout: 500 * time.Millisecond})
 	if !errors.Is(err, engine.ErrUnavailable) {
 		t.Fatalf("Open on a closed port: %v, want ErrUnavailable", err)
 	}
@@ -321,4 +314,12 @@ func TestRealServerIsLoopbackSingleNode(t *testing.T) {
 	if version != trinoserver.Version || n != 1 || uri != srv.URL() {
 		t.Fatalf("nodes: version %q, uri %q, count %d; want %s, %s, 1", version, uri, n, trinoserver.Version, srv.URL())
 	}
+}
+
+// The rollup table contract of engine.Materializer on a real Trino's
+// memory connector: builds swap by DROP and rename, refreshes rebuild.
+func TestRealTables(t *testing.T) {
+	schema := trinoserver.Shared(t).NewSchema(t, "tables")
+	e := openReal(t, trinoserver.AdminUser, schema)
+	enginetest.Tables(t, e, []string{"memory", schema})
 }

@@ -13,6 +13,11 @@ import (
 	"github.com/ossie-dev/ossie/engine/trino/trinotest"
 )
 
+// These tests use engine/trino/trinotest for what a real Trino cannot be
+// made to do on demand: page sizes, injected error objects, connections
+// cut mid-result, malformed pages, a wrong password over TLS. Everything
+// about Trino's answers and errors is in real_test.go.
+
 const secret = "s3cr3t-pa55"
 
 func start(t *testing.T, pageSize int) (*trinotest.Server, *trino.Engine) {
@@ -26,6 +31,15 @@ func start(t *testing.T, pageSize int) (*trinotest.Server, *trino.Engine) {
 	return s, e
 }
 
+// numbers is a one-column BIGINT result 0..n-1.
+func numbers(n int) trinotest.Result {
+	r := trinotest.Result{Columns: []trinotest.Column{{Name: "i", Type: "bigint"}}}
+	for i := range n {
+		r.Rows = append(r.Rows, []any{i})
+	}
+	return r
+}
+
 func TestDialect(t *testing.T) {
 	_, e := start(t, 10)
 	if e.Dialect() != dialect.Trino {
@@ -33,63 +47,81 @@ func TestDialect(t *testing.T) {
 	}
 }
 
-func TestQueryTypesAndPages(t *testing.T) {
-	s, e := start(t, 2)
-	res, err := e.Query(context.Background(), `SELECT CAST(i AS BIGINT) AS b, CAST(i AS DOUBLE) / 4 AS d, 'v' || CAST(i AS VARCHAR) AS s,
-		DATE '2024-02-29' AS dt, TIMESTAMP '2024-02-29 13:14:15.5' AS ts, i % 2 = 0 AS even,
-		CAST(12.34 AS DECIMAL(10,2)) AS dec, CAST(NULL AS VARCHAR) AS n
-		FROM range(5) AS r(i) ORDER BY i`, 0)
+// TestPagesOfOneRow: a result split into one-row pages (a real server
+// chooses its page boundaries itself) arrives whole and in order, each
+// wire value converted, and the session headers name the catalog and
+// schema.
+func TestPagesOfOneRow(t *testing.T) {
+	s, e := start(t, 1)
+	s.Answer(trinotest.Result{
+		Columns: []trinotest.Column{{Name: "b", Type: "bigint"}, {Name: "dec", Type: "decimal(10,2)"}, {Name: "ts", Type: "timestamp(6)"}, {Name: "n", Type: "varchar"}},
+		Rows: [][]any{
+			{1, "12.34", "2024-02-29 13:14:15.500000", nil},
+			{2, "-0.50", "2024-03-01 00:00:00.000000", "x"},
+			{3, "0.00", "2024-03-02 23:59:59.999999", "y"},
+		},
+	})
+	res, err := e.Query(context.Background(), "SELECT b, dec, ts, n FROM t", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Rows) != 5 || res.Truncated {
-		t.Fatalf("rows=%d truncated=%v", len(res.Rows), res.Truncated)
+	if len(res.Rows) != 3 || res.Truncated {
+		t.Fatalf("rows=%v truncated=%v", res.Rows, res.Truncated)
 	}
-	wantTypes := []string{"BIGINT", "DOUBLE", "VARCHAR", "DATE", "TIMESTAMP", "BOOLEAN", "DECIMAL", "VARCHAR"}
-	for i, c := range res.Columns {
-		if c.Type != wantTypes[i] {
-			t.Errorf("column %s type %q, want %q", c.Name, c.Type, wantTypes[i])
-		}
+	want := [][]any{
+		{int64(1), 12.34, time.Date(2024, 2, 29, 13, 14, 15, 5e8, time.UTC), nil},
+		{int64(2), -0.5, time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), "x"},
+		{int64(3), int64(0), time.Date(2024, 3, 2, 23, 59, 59, 999999000, time.UTC), "y"}, // an integral DECIMAL is an int64
 	}
-	row := res.Rows[3]
-	want := []any{int64(3), 0.75, "v3", "2024-02-29", time.Date(2024, 2, 29, 13, 14, 15, 5e8, time.UTC), false, 12.34, nil}
-	for i, w := range want {
-		if wt, ok := w.(time.Time); ok {
-			if got, ok := row[i].(time.Time); !ok || !got.Equal(wt) || got.Location() != time.UTC {
-				t.Errorf("%s = %#v, want %v", res.Columns[i].Name, row[i], wt)
+	for r, row := range want {
+		for i, w := range row {
+			got := res.Rows[r][i]
+			if wt, ok := w.(time.Time); ok {
+				if gt, ok := got.(time.Time); !ok || !gt.Equal(wt) || gt.Location() != time.UTC {
+					t.Errorf("row %d %s = %#v, want %v", r, res.Columns[i].Name, got, wt)
+				}
+				continue
 			}
-			continue
-		}
-		if row[i] != w {
-			t.Errorf("%s = %#v, want %#v", res.Columns[i].Name, row[i], w)
+			if got != w {
+				t.Errorf("row %d %s = %#v (%T), want %#v (%T)", r, res.Columns[i].Name, got, got, w, w)
+			}
 		}
 	}
-	// Three pages of two rows, nothing cancelled: the query ran to its end.
 	if c := s.Cancelled(); len(c) != 0 {
-		t.Errorf("cancelled %v", c)
+		t.Errorf("cancelled %v: the query ran to its end", c)
 	}
-	h := s.Posts()[len(s.Posts())-1]
+	h := s.Posts()[len(s.Posts())-1].Header
 	if h.Get("X-Trino-Catalog") != "memory" || h.Get("X-Trino-Schema") != "main" || h.Get("X-Trino-User") != "ossie" {
 		t.Errorf("session headers %v", h)
 	}
 }
 
-func TestRowCapCancelsQuery(t *testing.T) {
-	s, e := start(t, 3)
-	res, err := e.Query(context.Background(), "SELECT i FROM range(100) AS r(i) ORDER BY i", 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Rows) != 4 || !res.Truncated || res.Rows[3][0] != int64(3) {
-		t.Fatalf("rows=%v truncated=%v", res.Rows, res.Truncated)
-	}
-	if c := s.Cancelled(); len(c) != 1 {
-		t.Fatalf("cancelled %v, want the capped query", c)
-	}
-	// Exactly maxRows rows: not truncated.
-	res, err = e.Query(context.Background(), "SELECT i FROM range(4) AS r(i)", 4)
-	if err != nil || len(res.Rows) != 4 || res.Truncated {
-		t.Fatalf("res=%+v err=%v", res, err)
+// TestRowCapAtPageBoundaries: a cap falling inside a page, on a page's
+// last row and on the result's last row.
+func TestRowCapAtPageBoundaries(t *testing.T) {
+	for _, c := range []struct {
+		rows, cap int
+		truncated bool
+	}{
+		{rows: 100, cap: 4, truncated: true}, // inside the second page
+		{rows: 100, cap: 6, truncated: true}, // the second page's last row
+		{rows: 6, cap: 6, truncated: false},  // exactly the whole result
+		{rows: 5, cap: 6, truncated: false},
+	} {
+		s, e := start(t, 3)
+		s.Answer(numbers(c.rows))
+		res, err := e.Query(context.Background(), "SELECT i FROM t", c.cap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := min(c.rows, c.cap)
+		if len(res.Rows) != n || res.Truncated != c.truncated || res.Rows[n-1][0] != int64(n-1) {
+			t.Errorf("%d rows capped at %d: got %d rows, truncated %v", c.rows, c.cap, len(res.Rows), res.Truncated)
+		}
+		// A capped query still running on the coordinator is cancelled.
+		if cancelled := len(s.Cancelled()) == 1; cancelled != c.truncated {
+			t.Errorf("%d rows capped at %d: cancelled %v", c.rows, c.cap, s.Cancelled())
+		}
 	}
 }
 
@@ -109,11 +141,52 @@ func TestInjectedErrorClasses(t *testing.T) {
 	}
 }
 
+// TestBrokenPages: the coordinator (or a proxy) drops the connection
+// after the first pages, or answers a page with text that is not the
+// protocol's JSON. Either is an error, never a partial answer, and quotes
+// no password; a cut connection is an outage to retry, a garbled page has
+// no class (retrying the same proxy will not parse it either). The next
+// statement runs normally.
+func TestBrokenPages(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		fault func(s *trinotest.Server, page int)
+		class error
+	}{
+		{"connection cut", (*trinotest.Server).BreakAt, engine.ErrUnavailable},
+		{"not JSON", (*trinotest.Server).GarbleAt, nil},
+	} {
+		s, e := start(t, 2)
+		s.Answer(numbers(10))
+		c.fault(s, 2)
+		res, err := e.Query(context.Background(), "SELECT i FROM t", 0)
+		if res != nil {
+			t.Errorf("%s: partial answer %v", c.name, res.Rows)
+		}
+		checkErr(t, err, c.class, secret)
+		c.fault(s, 0)
+		if res, err := e.Query(context.Background(), "SELECT i FROM t", 0); err != nil || len(res.Rows) != 10 {
+			t.Fatalf("%s: the next statement: %v %v", c.name, res, err)
+		}
+	}
+}
+
+// TestValueNotOfItsType: a wire value that does not fit its column's type
+// is an error, not a zero.
+func TestValueNotOfItsType(t *testing.T) {
+	s, e := start(t, 2)
+	s.Answer(trinotest.Result{Columns: []trinotest.Column{{Name: "b", Type: "bigint"}}, Rows: [][]any{{"not a number"}}})
+	if res, err := e.Query(context.Background(), "SELECT b FROM t", 0); err == nil {
+		t.Errorf("a BIGINT column carrying text was accepted: %v", res.Rows)
+	}
+}
+
 func TestCancelledContext(t *testing.T) {
-	_, e := start(t, 1)
+	s, e := start(t, 1)
+	s.Answer(numbers(10))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := e.Query(ctx, "SELECT i FROM range(10) AS r(i)", 0)
+	_, err := e.Query(ctx, "SELECT i FROM t", 0)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -135,6 +208,8 @@ func TestUnavailableAndNoSecretInErrors(t *testing.T) {
 	checkErr(t, err, nil, secret, "")
 }
 
+// checkErr asserts err is an error of class (nil: an *engine.Error
+// without a class, or a plain error) that quotes none of secrets.
 func checkErr(t *testing.T, err, class error, secrets ...string) {
 	t.Helper()
 	if err == nil {
@@ -142,6 +217,10 @@ func checkErr(t *testing.T, err, class error, secrets ...string) {
 	}
 	if class != nil && !errors.Is(err, class) {
 		t.Errorf("%v: want class %v", err, class)
+	}
+	var ee *engine.Error
+	if class == nil && errors.As(err, &ee) && ee.Class != nil {
+		t.Errorf("%v: class %v, want none", err, ee.Class)
 	}
 	for _, s := range secrets {
 		if s != "" && strings.Contains(err.Error(), s) {

@@ -69,16 +69,7 @@ func TestTimeZoneCases(t *testing.T) {
 // query; with checkSQL, each query's check_sql must first give the
 // expected rows on DuckDB.
 func runCase(t *testing.T, c *casefile.Case, group string, checkSQL bool) {
-	tgs, _ := openTargets(t, "case_"+strings.ToLower(strings.ReplaceAll(c.ID, "-", "_")))
-	for _, tg := range tgs {
-		if tg.name == trinoName {
-			copyTablesToTrino(t, tgs[0].eng.(*duckdb.Engine), "main", tg)
-			continue
-		}
-		if err := execScript(tg, c.TablesSQL); err != nil {
-			t.Fatalf("%s: loading tables.sql on %s: %v", c.ID, tg.name, err)
-		}
-	}
+	tgs := loadCase(t, c)
 	planners := map[string]*plan.Planner{}
 	for _, tg := range tgs {
 		p, err := governedPlanner(c.Model, c.Governance, tg.eng.Dialect())
@@ -101,6 +92,21 @@ func runCase(t *testing.T, c *casefile.Case, group string, checkSQL bool) {
 			runCaseQuery(t, tgs, planners, c, q, group)
 		})
 	}
+}
+
+// loadCase opens the three engines with the case's tables.
+func loadCase(t *testing.T, c *casefile.Case) []target {
+	tgs, _ := openTargets(t, "case_"+strings.ToLower(strings.ReplaceAll(c.ID, "-", "_")))
+	for _, tg := range tgs {
+		if tg.name == trinoName {
+			copyTablesToTrino(t, tgs[0].eng.(*duckdb.Engine), "main", tg)
+			continue
+		}
+		if err := execScript(tg, c.TablesSQL); err != nil {
+			t.Fatalf("%s: loading tables.sql on %s: %v", c.ID, tg.name, err)
+		}
+	}
+	return tgs
 }
 
 func runCaseQuery(t *testing.T, tgs []target, planners map[string]*plan.Planner, c *casefile.Case, q casefile.Query, group string) {

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/goccy/go-yaml"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/test/cases/casefile"
@@ -35,39 +37,50 @@ type flightQuestion struct {
 // 30,000-row sample, loaded into each engine, and compares each answer
 // with hand-written SQL run on DuckDB and with DuckDB's answer.
 func TestFlights(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "flights.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Questions []flightQuestion `yaml:"questions"`
-	}
-	if err := yaml.UnmarshalWithOptions(raw, &file, yaml.Strict(), yaml.DisallowUnknownField()); err != nil {
-		t.Fatal(err)
-	}
+	runFlights(t, false)
+}
+
+// runFlights answers the flights questions; withRollups declares and
+// builds a rollup covering each question first (rollups_test.go).
+func runFlights(t *testing.T, withRollups bool) {
+	questions := flightQuestions(t)
 	model, err := os.ReadFile(flightsModel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tgs, pgDSN := openTargets(t, "flights")
-	planners := map[string]*plan.Planner{}
-	for _, tg := range tgs {
-		if planners[tg.name], err = planner(model, tg.eng.Dialect()); err != nil {
-			t.Fatalf("flights model for %s: %v", tg.name, err)
+	loadFlights(t, tgs, pgDSN)
+	queries := make([]*plan.Query, len(questions))
+	for i, fq := range questions {
+		body, err := json.Marshal(fq.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var probs compiler.Problems
+		if queries[i], probs = plan.ParseQuery(body); probs.HasErrors() {
+			t.Fatalf("question %s does not parse:\n%s", fq.Name, problemsText(probs))
 		}
 	}
-	loadFlights(t, tgs, pgDSN)
+	planners := map[string]*plan.Planner{}
+	group := "flights"
+	if withRollups {
+		group = "flights with rollups"
+		decls := make([]map[string]any, len(queries))
+		for i, q := range queries {
+			decls[i] = rollupFor("q"+strconv.Itoa(i), q)
+		}
+		planners = rollupPlanners(t, model, nil, decls, tgs, "flights")
+	} else {
+		for _, tg := range tgs {
+			if planners[tg.name], err = planner(model, tg.eng.Dialect()); err != nil {
+				t.Fatalf("flights model for %s: %v", tg.name, err)
+			}
+		}
+	}
 	duck := tgs[0].eng.(*duckdb.Engine)
-	for _, fq := range file.Questions {
+	for i, fq := range questions {
+		q := queries[i]
 		t.Run(fq.Name, func(t *testing.T) {
-			body, err := json.Marshal(fq.Query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, probs := plan.ParseQuery(body)
-			if probs.HasErrors() {
-				t.Fatalf("question %s does not parse:\n%s", fq.Name, problemsText(probs))
-			}
 			want, err := duck.Query(context.Background(), fq.Hand, 0)
 			if err != nil {
 				t.Fatalf("hand-written SQL: %v", err)
@@ -82,7 +95,10 @@ func TestFlights(t *testing.T) {
 					t.Errorf("flights %s on %s: %v\nSQL:\n%s", fq.Name, tg.name, err, sql)
 					continue
 				}
-				counts.add("flights", tg.name)
+				counts.add(group, tg.name)
+				if p, _ := planners[tg.name].Plan(q, tg.eng.Dialect()); withRollups && p != nil && p.Rollup != "" {
+					counts.add("flights from a rollup", tg.name)
+				}
 				if strings.Join(cols, ",") != strings.Join(fq.Columns, ",") {
 					t.Errorf("flights %s on %s: columns %v, want %v", fq.Name, tg.name, cols, fq.Columns)
 					continue
@@ -93,8 +109,37 @@ func TestFlights(t *testing.T) {
 				}
 			}
 			crossCheck(t, "flights "+fq.Name, got, true, Tolerance)
+			// The hand-written SQL is Trino's too (make bench-trino times
+			// it there against the server): the same rows.
+			for _, tg := range tgs {
+				if tg.name != trinoName {
+					continue
+				}
+				hand, err := tg.eng.Query(context.Background(), fq.Hand, 0)
+				if err != nil {
+					t.Errorf("flights %s: the hand-written SQL on Trino: %v", fq.Name, err)
+				} else if ok, why := casefile.Match(want.Rows, hand.Rows, true, Tolerance); !ok {
+					t.Errorf("flights %s: the hand-written SQL on Trino disagrees with DuckDB: %s", fq.Name, why)
+				}
+			}
 		})
 	}
+}
+
+// flightQuestions reads testdata/flights.yaml.
+func flightQuestions(tb testing.TB) []flightQuestion {
+	tb.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "flights.yaml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var file struct {
+		Questions []flightQuestion `yaml:"questions"`
+	}
+	if err := yaml.UnmarshalWithOptions(raw, &file, yaml.Strict(), yaml.DisallowUnknownField()); err != nil {
+		tb.Fatal(err)
+	}
+	return file.Questions
 }
 
 // loadFlights creates the tables flights and airports on every target.

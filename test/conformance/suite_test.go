@@ -65,7 +65,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	trinoserver.StopShared()
 	pgtest.StopShared()
-	fmt.Fprintf(os.Stderr, "conformance: %s wall time; %s\n", time.Since(begin).Round(time.Millisecond), counts.summary())
+	fmt.Fprintf(os.Stderr, "conformance: %s wall time; %s; %s\n", time.Since(begin).Round(time.Millisecond), counts.summary(), rollupSummary())
 	os.Exit(code)
 }
 

@@ -48,11 +48,15 @@ func SkipOrFail(t testing.TB, err error) {
 }
 
 // Main runs the tests of a package and then stops the shared server if one
-// was started, printing its resident memory at the end. Use it from
+// was started, printing its resident memory at the end, and calls
+// alsoStop (other shared servers, such as pgtest.StopShared). Use it from
 // TestMain: os.Exit(trinoserver.Main(m)).
-func Main(m *testing.M) int {
+func Main(m *testing.M, alsoStop ...func()) int {
 	code := m.Run()
 	StopShared()
+	for _, stop := range alsoStop {
+		stop()
+	}
 	return code
 }
 

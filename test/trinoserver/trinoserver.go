@@ -419,6 +419,10 @@ func (s *Server) LogPath() string { return filepath.Join(s.dir, "server.log") }
 // password: the server does not authenticate (the client refuses a
 // password over http), the access control authorizes by user name.
 func (s *Server) DSN(user, catalog, schema string) string {
+	return loopbackDSN(s.port, user, catalog, schema)
+}
+
+func loopbackDSN(port int, user, catalog, schema string) string {
 	q := url.Values{}
 	if catalog != "" {
 		q.Set("catalog", catalog)
@@ -426,7 +430,7 @@ func (s *Server) DSN(user, catalog, schema string) string {
 	if schema != "" {
 		q.Set("schema", schema)
 	}
-	u := url.URL{Scheme: "http", User: url.User(user), Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)), RawQuery: q.Encode()}
+	u := url.URL{Scheme: "http", User: url.User(user), Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), RawQuery: q.Encode()}
 	return u.String()
 }
 
@@ -446,13 +450,22 @@ func (s *Server) Exec(ctx context.Context, stmts ...string) error {
 func (s *Server) NewSchema(t testing.TB, prefix string) string {
 	t.Helper()
 	name := fmt.Sprintf("%s_%d", prefix, s.seq.Add(1))
+	s.Schema(t, name)
+	return name
+}
+
+// Schema creates the schema memory.name (a lower-case name: Trino stores
+// identifiers lower-cased), for tests whose output names it (goldens); it
+// is dropped with everything in it when t ends. Prefer NewSchema
+// elsewhere. It fails t when the server cannot create it.
+func (s *Server) Schema(t testing.TB, name string) {
+	t.Helper()
 	if err := s.Exec(context.Background(), `CREATE SCHEMA memory."`+name+`"`); err != nil {
 		t.Fatalf("trinoserver: %v", err)
 	}
 	t.Cleanup(func() {
 		_ = s.Exec(context.Background(), `DROP SCHEMA IF EXISTS memory."`+name+`" CASCADE`)
 	})
-	return name
 }
 
 // RSS is the JVM's resident memory in bytes (from /proc), 0 if unknown.

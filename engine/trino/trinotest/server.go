@@ -1,25 +1,23 @@
-// Package trinotest is a stand-in Trino coordinator for tests: an
-// httptest server that speaks the client REST protocol (POST
-// /v1/statement, nextUri paging, columns with type signatures, error
-// objects, DELETE to cancel; Trino documentation, "Client protocol") and
-// answers by running the SQL on an in-process DuckDB.
+// Package trinotest is a stand-in Trino coordinator for the faults a real
+// Trino cannot be made to produce on demand: an httptest server that
+// speaks the client REST protocol (POST /v1/statement, nextUri paging,
+// columns with type signatures, error objects, DELETE to cancel; Trino
+// documentation, "Client protocol") and answers every statement with the
+// Result the test set, cut into pages of a chosen size.
 //
-// Its place is what a real Trino cannot be made to do on demand: a chosen
-// page size (paging edge cases), injected error objects (FailNext: a full
-// queue, a lost worker), basic auth over TLS with a wrong password, a
-// server that vanishes mid-test. Trino's semantics, its error names for
-// drift and access control, view storage and the Trino dialect's answers
-// are proven on a real Trino (test/trinoserver, engine/trino real_test.go,
-// test/conformance), not here. The rules emulate.go still rewrites
-// (integer division, parameterised temporal types, some functions) keep
-// the wiring tests of other packages (catalog drafting, ossiectl, the
-// operator and server commands) answering Trino-spelled SQL; they are not
-// evidence of what Trino computes.
+// What it is for: paging edge cases (a page size of one row, a row cap
+// that cancels mid-stream), injected error objects (FailNext: a full
+// queue, a lost worker), a connection dropped in the middle of a result
+// (BreakAt), a page that is not the protocol's JSON (GarbleAt), basic
+// auth over TLS with a wrong password and a server that vanishes
+// mid-test (Close). It runs no SQL: Trino's semantics, its error names
+// for drift and access control, view storage, catalog drafting and the
+// Trino dialect's answers are proven on a real Trino (test/trinoserver;
+// engine/trino real_test.go, test/conformance and the wiring tests of
+// catalog, ossiectl, the operator and the commands).
 package trinotest
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,18 +29,14 @@ import (
 	"sync"
 	"testing"
 
-	_ "github.com/duckdb/duckdb-go/v2" // registers database/sql driver "duckdb"
 	trinoclient "github.com/trinodb/trino-go-client/trino"
 )
 
-// Server is a running protocol server. Its DuckDB database is named
-// "memory" (the catalog) with schema "main".
+// Server is a running protocol server.
 type Server struct {
 	// URL is the https base URL; Client trusts its certificate.
 	URL    string
 	Client *http.Client
-	// DB is the DuckDB database that answers, for test setup.
-	DB *sql.DB
 
 	srv      *httptest.Server
 	user     string
@@ -53,10 +47,34 @@ type Server struct {
 	seq       int
 	queries   map[string]*query
 	cancelled []string
+	answer    Result
 	inject    *Error
-	posts     []http.Header
-	denied    map[string]bool
+	breakAt   int // page token whose request is cut (0: none)
+	garbleAt  int // page token answered with text that is not JSON (0: none)
+	posts     []Post
 }
+
+// Result is what the server answers to every statement: the columns and
+// the rows in the protocol's JSON encoding (Trino documentation, "Client
+// protocol", data: a DECIMAL is a string, a TIMESTAMP
+// "2006-01-02 15:04:05.000000", a DOUBLE a number or "NaN").
+type Result struct {
+	Columns []Column
+	Rows    [][]any
+}
+
+// Column is a result column: its name and its Trino type as Trino spells
+// it ("bigint", "decimal(10,2)", "timestamp(6) with time zone"); the
+// type signature sent with it is derived from the type. Nested types
+// (array, map, row) are not supported.
+type Column struct {
+	Name string
+	Type string
+}
+
+// one is the default Result: what `SELECT 1` answers, so a client's
+// connection check passes.
+var one = Result{Columns: []Column{{Name: "_col0", Type: "integer"}}, Rows: [][]any{{1}}}
 
 // Error is a Trino error object (QueryError in the protocol).
 type Error struct {
@@ -66,61 +84,42 @@ type Error struct {
 	ErrorType string `json:"errorType"`
 }
 
+// Post is one statement the server received, with its request headers.
+type Post struct {
+	Statement string
+	Header    http.Header
+}
+
 type query struct {
-	columns []column
-	rows    [][]any
-	err     *Error
+	res Result
+	err *Error
 }
 
 // Start runs a server that requires HTTP basic credentials user:password
 // (when password is non-empty) and sends pageSize rows per page (at least
-// 1). It stops when the test ends.
+// 1). It answers `SELECT 1`'s result until Answer changes it, and stops
+// when the test ends.
 func Start(t testing.TB, user, password string, pageSize int) *Server {
 	t.Helper()
-	s, err := New(user, password, pageSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
-	return s
-}
-
-// New runs a server like Start for callers without a test, such as a
-// TestMain sharing one server across a package; Stop ends it.
-func New(user, password string, pageSize int) (*Server, error) {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range macroSQL() {
-		if _, err := db.Exec(m); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("trinotest: installing %q: %w", m, err)
-		}
-	}
 	if pageSize < 1 {
 		pageSize = 1
 	}
-	s := &Server{DB: db, user: user, password: password, pageSize: pageSize, queries: map[string]*query{}, denied: map[string]bool{}}
+	s := &Server{user: user, password: password, pageSize: pageSize, queries: map[string]*query{}, answer: one}
 	s.srv = httptest.NewTLSServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	s.Client = s.srv.Client()
-	return s, nil
-}
-
-// Stop closes the listener and the DuckDB database.
-func (s *Server) Stop() {
-	s.srv.Close()
-	s.DB.Close()
+	t.Cleanup(s.srv.Close)
+	return s
 }
 
 // DSN is a trino-go-client DSN for this server with the given catalog and
 // schema (empty: none).
 func (s *Server) DSN(catalog, schema string) string {
-	u := strings.Replace(s.URL, "https://", "https://"+s.user+":"+s.password+"@", 1)
-	if s.password == "" {
-		u = strings.Replace(s.URL, "https://", "https://"+s.user+"@", 1)
+	userinfo := s.user
+	if s.password != "" {
+		userinfo += ":" + s.password
 	}
+	u := strings.Replace(s.URL, "https://", "https://"+userinfo+"@", 1)
 	var q []string
 	if catalog != "" {
 		q = append(q, "catalog="+catalog)
@@ -154,60 +153,37 @@ func (s *Server) ClientDSN(t testing.TB, name, catalog, schema string) string {
 // Close stops the server now (to test an unreachable coordinator).
 func (s *Server) Close() { s.srv.Close() }
 
-// FailNext makes the next statement fail with e instead of running.
+// Answer makes every following statement answer r.
+func (s *Server) Answer(r Result) {
+	s.mu.Lock()
+	s.answer = r
+	s.mu.Unlock()
+}
+
+// FailNext makes the next statement fail with e instead of answering.
 func (s *Server) FailNext(e Error) {
 	s.mu.Lock()
 	s.inject = &e
 	s.mu.Unlock()
 }
 
-// Deny makes tables (unqualified names, any case) unreadable, as Trino's
-// access control would: a statement naming one fails with
-// PERMISSION_DENIED ("Access Denied: Cannot select from table ...") and
-// information_schema hides it, as Trino filters metadata by access.
-func (s *Server) Deny(tables ...string) {
+// BreakAt makes the server close the connection, without a response, on
+// the request for result page n (n >= 1; page 0 is the one after the
+// POST), for every statement until reset with 0: a coordinator or proxy
+// lost in the middle of a result.
+func (s *Server) BreakAt(n int) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, t := range tables {
-		s.denied[strings.ToLower(t)] = true
-	}
+	s.breakAt = n
+	s.mu.Unlock()
 }
 
-// deniedIn returns the first denied table stmt names, or "".
-func (s *Server) deniedIn(stmt string) string {
+// GarbleAt makes the server answer the request for result page n (n >= 1)
+// with 200 OK and a body that is not JSON, for every statement until
+// reset with 0: a proxy's error page or a truncated body.
+func (s *Server) GarbleAt(n int) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.denied) == 0 {
-		return ""
-	}
-	for _, t := range lex(stmt) {
-		name := t.text
-		switch t.kind {
-		case 'q':
-			name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
-		case 'w':
-		default:
-			continue
-		}
-		if s.denied[strings.ToLower(name)] {
-			return name
-		}
-	}
-	return ""
-}
-
-// hidden lists the denied tables as a SQL list of string literals.
-func (s *Server) hidden() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var names []string
-	for t := range s.denied {
-		names = append(names, "'"+strings.ReplaceAll(t, "'", "''")+"'")
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	return strings.Join(names, ", ")
+	s.garbleAt = n
+	s.mu.Unlock()
 }
 
 // Cancelled lists the ids of queries the client cancelled (DELETE).
@@ -217,11 +193,11 @@ func (s *Server) Cancelled() []string {
 	return append([]string(nil), s.cancelled...)
 }
 
-// Posts returns the headers of every statement submitted so far.
-func (s *Server) Posts() []http.Header {
+// Posts returns every statement submitted so far, with its headers.
+func (s *Server) Posts() []Post {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]http.Header(nil), s.posts...)
+	return append([]Post(nil), s.posts...)
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -253,8 +229,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// submit runs the statement to completion (results are small in tests)
-// and answers like a coordinator that queued it: id and nextUri only.
+// submit records the statement and answers like a coordinator that
+// queued it: id and nextUri only.
 func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -264,16 +240,9 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.seq++
 	id := fmt.Sprintf("20260101_000000_%05d_ossie", s.seq)
-	inject := s.inject
+	s.queries[id] = &query{res: s.answer, err: s.inject}
 	s.inject = nil
-	s.posts = append(s.posts, r.Header.Clone())
-	s.mu.Unlock()
-	q := &query{err: inject}
-	if inject == nil {
-		q.columns, q.rows, q.err = s.run(r.Context(), r.Header, string(body))
-	}
-	s.mu.Lock()
-	s.queries[id] = q
+	s.posts = append(s.posts, Post{Statement: string(body), Header: r.Header.Clone()})
 	s.mu.Unlock()
 	writeJSON(w, map[string]any{
 		"id":      id,
@@ -299,9 +268,22 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	token, err := strconv.Atoi(parts[2])
 	s.mu.Lock()
 	q, ok := s.queries[id]
+	breakAt, garbleAt := s.breakAt, s.garbleAt
 	s.mu.Unlock()
 	if !ok || err != nil {
 		http.Error(w, "query not found", http.StatusNotFound)
+		return
+	}
+	switch {
+	case breakAt > 0 && token == breakAt:
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+			return
+		}
+		panic(http.ErrAbortHandler)
+	case garbleAt > 0 && token == garbleAt:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `<html><body>502 Bad Gateway</body></html>`)
 		return
 	}
 	resp := map[string]any{"id": id, "infoUri": s.URL + "/ui/query.html?" + id}
@@ -312,13 +294,14 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, resp)
 		return
 	}
-	resp["columns"] = q.columns
+	resp["columns"] = wireColumns(q.res.Columns)
+	rows := q.res.Rows
 	start := token * s.pageSize
-	end := min(start+s.pageSize, len(q.rows))
-	if start < len(q.rows) {
-		resp["data"] = q.rows[start:end]
+	end := min(start+s.pageSize, len(rows))
+	if start < len(rows) {
+		resp["data"] = rows[start:end]
 	}
-	if end < len(q.rows) {
+	if end < len(rows) {
 		resp["nextUri"] = s.nextURI(id, token+1)
 		resp["stats"] = map[string]any{"state": "RUNNING"}
 	} else {
@@ -334,104 +317,34 @@ func (s *Server) forget(id string) {
 	s.mu.Unlock()
 }
 
-// run executes stmt on DuckDB in the session catalog and schema, after
-// the Trino emulation of emulate.go.
-func (s *Server) run(ctx context.Context, h http.Header, stmt string) ([]column, [][]any, *Error) {
-	if name := s.deniedIn(stripInfoSchema(stmt)); name != "" {
-		return nil, nil, &Error{Message: "Access Denied: Cannot select from table " + name, ErrorCode: 4, ErrorName: "PERMISSION_DENIED", ErrorType: "USER_ERROR"}
-	}
-	conn, err := s.DB.Conn(ctx)
-	if err != nil {
-		return nil, nil, internalError(err)
-	}
-	defer conn.Close()
-	setup := append([]string(nil), session...)
-	if c, sc := h.Get("X-Trino-Catalog"), h.Get("X-Trino-Schema"); c != "" {
-		use := quoteIdent(c)
-		if sc != "" {
-			use += "." + quoteIdent(sc)
+// typeArgs matches the numeric parameters of a type, "(6)" or "(10,2)".
+var typeArgs = regexp.MustCompile(`\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)`)
+
+// wireColumns is cols as io.trino.client.Column: the type and its
+// signature, the raw type without parameters and the parameters as LONG
+// arguments ("timestamp(6) with time zone": raw type "timestamp with
+// time zone", argument 6).
+func wireColumns(cols []Column) []map[string]any {
+	out := make([]map[string]any, len(cols))
+	for i, c := range cols {
+		args := []map[string]any{}
+		if m := typeArgs.FindStringSubmatch(c.Type); m != nil {
+			for _, a := range m[1:] {
+				if a != "" {
+					n, _ := strconv.ParseInt(a, 10, 64)
+					args = append(args, map[string]any{"kind": "LONG", "value": n})
+				}
+			}
 		}
-		// The emulation macros live in memory.main; keep them in reach.
-		setup = append(setup, "USE "+use, "SET search_path = '"+strings.ReplaceAll(use, "'", "''")+",memory.main'")
-	} else {
-		setup = append(setup, "USE memory.main", "SET search_path = 'memory.main'")
-	}
-	for _, q := range setup {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return nil, nil, toError(err)
+		raw := strings.Join(strings.Fields(typeArgs.ReplaceAllString(c.Type, "")), " ")
+		out[i] = map[string]any{
+			"name":          c.Name,
+			"type":          c.Type,
+			"typeSignature": map[string]any{"rawType": raw, "arguments": args},
 		}
 	}
-	rows, err := conn.QueryContext(ctx, emulate(s.rewrite(stmt)))
-	if err != nil {
-		return nil, nil, toError(err)
-	}
-	defer rows.Close()
-	types, err := rows.ColumnTypes()
-	if err != nil {
-		return nil, nil, toError(err)
-	}
-	cols := make([]column, len(types))
-	for i, t := range types {
-		cols[i] = columnOf(t.Name(), t.DatabaseTypeName())
-	}
-	var out [][]any
-	for rows.Next() {
-		vals := make([]any, len(types))
-		ptrs := make([]any, len(types))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, nil, toError(err)
-		}
-		for i, v := range vals {
-			vals[i] = encode(cols[i], v)
-		}
-		out = append(out, vals)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, toError(err)
-	}
-	return cols, out, nil
+	return out
 }
-
-// catalogInfoSchema matches a catalog-qualified information_schema table,
-// which Trino has per catalog and DuckDB only once for all databases.
-var catalogInfoSchema = regexp.MustCompile(`"((?:[^"]|"")+)"\.information_schema\.(columns|tables)\b`)
-
-// rewrite turns a catalog-qualified information_schema table into
-// DuckDB's one for all databases, restricted to that catalog and without
-// denied tables.
-func (s *Server) rewrite(stmt string) string {
-	hidden := s.hidden()
-	return catalogInfoSchema.ReplaceAllStringFunc(stmt, func(m string) string {
-		sub := catalogInfoSchema.FindStringSubmatch(m)
-		cat := strings.ReplaceAll(sub[1], `""`, `"`)
-		where := "table_catalog = '" + strings.ReplaceAll(cat, "'", "''") + "'"
-		if hidden != "" {
-			where += " AND lower(table_name) NOT IN (" + hidden + ")"
-		}
-		return "(SELECT * FROM information_schema." + sub[2] + " WHERE " + where + ") AS " + sub[2]
-	})
-}
-
-// stripInfoSchema removes information_schema queries' string literals
-// from the permission check: naming a table in a metadata filter reads
-// no data (the rows are hidden instead).
-func stripInfoSchema(stmt string) string {
-	if !strings.Contains(strings.ToLower(stmt), "information_schema") {
-		return stmt
-	}
-	var b strings.Builder
-	for _, t := range lex(stmt) {
-		if t.kind != 's' {
-			b.WriteString(t.text)
-		}
-	}
-	return b.String()
-}
-
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The flights questions on Trino (`make bench-trino`): gets the 3 M-row
+# flights data (scripts/fetch-flights.sh; the committed sample when
+# offline), the Trino server with the memory and Hive plugins
+# (scripts/trino.sh; Hive adds 258 MB once) and runs
+# BenchmarkTrinoServerVsClient in test/conformance, which starts a Trino
+# reading the Parquet file in place through the Hive connector and times
+# the semantic server over HTTP against the same questions' hand-written
+# SQL through trino-go-client, in one run. Extra arguments go to go test
+# (e.g. -benchtime 1x for a quicker, noisier run).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+GO=${GO:-go}
+BIN=${BIN:-bin}
+data=$(scripts/fetch-flights.sh)
+home=$(BIN="$BIN" TRINO_PLUGINS="memory hive" scripts/trino.sh | tail -n1)
+OSSIE_TRINO_HOME=${OSSIE_TRINO_HOME:-$home} OSSIE_REQUIRE_TRINO=1 OSSIE_BENCH_FLIGHTS="$data" \
+	exec "$GO" test ./test/conformance -run '^$' -bench TrinoServerVsClient -benchtime 3x -benchmem -timeout 60m -v "$@"
