@@ -84,6 +84,7 @@ const (
 	CodeHostRefused      = "OSS5011" // a server without authentication got a non-loopback Host (HTTP 403)
 	CodeNotJSON          = "OSS5012" // a server without authentication got a body that is not application/json (HTTP 415)
 	CodeAmbiguousModel   = "OSS5013" // two namespaces publish the model name; address it by namespace (HTTP 409)
+	CodeSandboxed        = "OSS5014" // a model source reads a file or setting outside the in-process engine's sandbox (HTTP 403)
 )
 
 // Governance codes (docs/governance.md). They sit in the 2xxx model range:

@@ -11,6 +11,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/ossie-dev/ossie/compiler/dialect"
 )
@@ -70,6 +71,11 @@ var (
 	// Ossie (a grant, not a retry); the operator reports it as drift with
 	// its own reason.
 	ErrPermissionDenied = errors.New("permission denied")
+	// ErrSandboxed is the ErrPermissionDenied of an in-process engine's
+	// sandbox (Sandboxer): the statement reads a file or changes a setting
+	// the sandbox does not allow. The model's source, not a grant, is at
+	// fault; errors.Is(err, ErrPermissionDenied) holds too.
+	ErrSandboxed = fmt.Errorf("%w: outside the engine sandbox", ErrPermissionDenied)
 	// ErrUnavailable: the engine cannot be reached or opened right now
 	// (connection refused, database locked, out of resources). Transient:
 	// retry with backoff; never drift.
@@ -86,8 +92,8 @@ var (
 // connection strings or credentials in it. Err keeps the driver error for
 // logs and errors.As.
 type Error struct {
-	// Class is ErrNotFound, ErrPermissionDenied, ErrUnavailable,
-	// ErrInvalidInput or nil.
+	// Class is ErrNotFound, ErrPermissionDenied, ErrSandboxed,
+	// ErrUnavailable, ErrInvalidInput or nil.
 	Class   error
 	Message string
 	Err     error

@@ -30,6 +30,20 @@ type Viewer interface {
 	DropView(ctx context.Context, schema []string, name string) error
 }
 
+// Granter is implemented by engines whose logins the operator can grant
+// governed views to (PostgreSQL): each governed role's configured engine
+// login gets SELECT on exactly that role's views (docs/operator.md, "BI
+// access"). Logins are named, never given credentials.
+type Granter interface {
+	// Grantees lists the roles other than the owner that hold SELECT on
+	// the view schema.name.
+	Grantees(ctx context.Context, schema []string, name string) ([]string, error)
+	// SetGrants grants SELECT on the view schema.name (and USAGE on its
+	// schema) to each login of grant and revokes SELECT from each login of
+	// revoke, in one transaction. A login that does not exist is an error.
+	SetGrants(ctx context.Context, schema []string, name string, grant, revoke []string) error
+}
+
 // Relation is a table or view found in a view schema.
 type Relation struct {
 	Name    string

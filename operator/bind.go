@@ -70,7 +70,7 @@ func (r *Reconciler) bind(ctx context.Context, p *pass) {
 	case len(denied) > 0:
 		p.drift = true
 		p.setCondition(v1alpha1.ConditionDriftDetected, metav1.ConditionTrue, v1alpha1.ReasonPermissionDenied,
-			fmt.Sprintf("%d table(s) the engine's user may not read (grant SELECT; no new version is published meanwhile): %s", len(denied), strings.Join(denied, "; ")))
+			fmt.Sprintf("%d source(s) the engine may not read (a missing grant: grant SELECT; or a file outside the DuckDB sandbox; no new version is published meanwhile): %s", len(denied), strings.Join(denied, "; ")))
 		return
 	}
 	p.bound = true

@@ -23,6 +23,14 @@ type Options struct {
 	// `schema` or `catalog.schema` (Trino, attached DuckDB databases). It
 	// is created when missing. Default DefaultViewSchema.
 	ViewSchema string
+	// ViewGrants maps a governance role to the engine logins (names only,
+	// never credentials) that get SELECT on exactly that role's governed
+	// views (PostgreSQL; engine.Granter). When set, the operator owns the
+	// SELECT grants of its views: a login holding SELECT on a view whose
+	// role does not map to it is revoked, so a view whose role changes, or
+	// a mapping removed, takes the grant away; a dropped view takes its
+	// grants with it. Empty: grants are left to the administrator.
+	ViewGrants map[string][]string
 	// MaxArtifactBytes caps the gzip-compressed bundle stored in the
 	// ConfigMap (bytes). Default 900 KiB: under the 1 MiB object limit of
 	// Kubernetes with room for metadata.

@@ -140,6 +140,12 @@ func (r *Reconciler) views(ctx context.Context, p *pass) {
 		}
 	}
 
+	if g, ok := r.Engine.(engine.Granter); ok && len(r.Options.ViewGrants) > 0 {
+		for _, st := range vs.status {
+			vs.grant(ctx, g, st.Name, st.Role)
+		}
+	}
+
 	// Drop what this model owns and no longer declares: the recorded views
 	// and any view of the schema carrying our uid (a view created in a
 	// pass that ended before recording it).
@@ -216,6 +222,45 @@ func (vs *viewSync) rel(name string) string {
 func (vs *viewSync) ready(vp *views.Plan) {
 	vs.status = append(vs.status, v1alpha1.ViewStatus{Name: vp.View.Name, Relation: vs.rel(vp.View.Name), Role: vp.View.Role, Columns: vp.Columns})
 	vs.keep = addRef(vs.keep, viewRef{Schema: vs.r.Options.ViewSchema, Name: vp.View.Name})
+}
+
+// grant makes the logins of role (Options.ViewGrants) exactly those
+// holding SELECT on view name: missing grants are added, any other
+// login's revoked. An unchanged view costs one catalog query and no DDL.
+func (vs *viewSync) grant(ctx context.Context, g engine.Granter, name, role string) {
+	want := vs.r.Options.ViewGrants[role]
+	have, err := g.Grantees(vs.timeout(ctx), vs.schema, name)
+	vs.cancel()
+	if err != nil {
+		vs.fail(err, fmt.Sprintf("grants of %s: %s", vs.rel(name), engineMessage(err)))
+		return
+	}
+	var add, revoke []string
+	for _, l := range want {
+		if !slices.Contains(have, l) {
+			add = append(add, l)
+		}
+	}
+	for _, l := range have {
+		if !slices.Contains(want, l) {
+			revoke = append(revoke, l)
+		}
+	}
+	if len(add)+len(revoke) == 0 {
+		return
+	}
+	err = g.SetGrants(vs.timeout(ctx), vs.schema, name, add, revoke)
+	vs.cancel()
+	if err != nil {
+		vs.fail(err, fmt.Sprintf("grants of %s: %s", vs.rel(name), engineMessage(err)))
+		return
+	}
+	if len(add) > 0 {
+		vs.changed = append(vs.changed, fmt.Sprintf("granted SELECT on %s to %s", vs.rel(name), strings.Join(add, ", ")))
+	}
+	if len(revoke) > 0 {
+		vs.changed = append(vs.changed, fmt.Sprintf("revoked SELECT on %s from %s", vs.rel(name), strings.Join(revoke, ", ")))
+	}
 }
 
 // fail records a DDL failure; an unavailable engine also asks for a retry

@@ -2,6 +2,7 @@ package ossiectl
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"syscall"
@@ -27,6 +28,7 @@ type localServerFlags struct {
 	opts        compiler.CompileOptions
 	ef          engineFlags
 	auditValues bool
+	limits      server.Limits
 }
 
 func (l *localServerFlags) register(cmd *cobra.Command) {
@@ -38,6 +40,9 @@ func (l *localServerFlags) register(cmd *cobra.Command) {
 	f.IntVar(&l.maxRows, "max-rows", server.DefaultMaxRows, "row cap per answer")
 	f.DurationVar(&l.timeout, "query-timeout", server.DefaultQueryTimeout, "time limit per query")
 	f.BoolVar(&l.auditValues, "audit-filter-values", false, "write filter values into the per-query audit log line (off: only the filtered members)")
+	limitFlags := flag.NewFlagSet("limits", flag.ContinueOnError)
+	l.limits.Register(limitFlags)
+	f.AddGoFlagSet(limitFlags)
 	compileFlags(cmd, &l.opts)
 	l.ef.register(cmd)
 }
@@ -49,6 +54,9 @@ func (l *localServerFlags) register(cmd *cobra.Command) {
 func (l *localServerFlags) open(ctx context.Context, e *env, log *slog.Logger, cfg server.Config) (*server.Server, engine.Engine, error) {
 	if len(l.models) == 0 {
 		return nil, nil, usagef("needs --models FILE")
+	}
+	if err := l.limits.Check(); err != nil {
+		return nil, nil, usagef("%v", err)
 	}
 	tables, err := parseLoads(l.loads)
 	if err != nil {
@@ -72,6 +80,7 @@ func (l *localServerFlags) open(ctx context.Context, e *env, log *slog.Logger, c
 	}
 	cfg.Engine, cfg.Models, cfg.MaxRows, cfg.QueryTimeout, cfg.Logger = eng, arts, l.maxRows, l.timeout, log
 	cfg.Audit = &server.AuditOptions{FilterValues: l.auditValues}
+	cfg.Limits = l.limits
 	srv, err := server.New(cfg)
 	if err != nil {
 		eng.Close()

@@ -120,3 +120,33 @@ func TestServeReloadsModelFiles(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, errb.String())
 	}
 }
+
+// TestServeLimitFlags: `ossiectl serve` takes the query caps and load
+// limits as flags (--help lists them; a negative one is a usage error);
+// --max-filters 1 refuses a two-filter plan with the limit named.
+func TestServeLimitFlags(t *testing.T) {
+	code, help, _ := run(t, "", "serve", "--help")
+	for _, f := range []string{"--max-in-flight", "--max-queued", "--queue-wait", "--max-per-caller", "--max-filters", "--max-filter-values", "--max-order-keys", "--max-dimensions", "--max-metrics"} {
+		if code != 0 || !strings.Contains(help, f) {
+			t.Errorf("serve --help (exit %d) does not list %s", code, f)
+		}
+	}
+	if code, _, errs := run(t, "", "serve", "--models", "../server/testdata/shop.yaml", "--max-in-flight", "-2", "--addr", "127.0.0.1:0"); code != ExitUsage || !strings.Contains(errs, "--max-in-flight must not be negative") {
+		t.Errorf("negative --max-in-flight: exit %d %s", code, errs)
+	}
+	var out, errb bytes.Buffer
+	srv := servertest.Start(t, func(addr string) int {
+		return Do([]string{"serve", "--models", "../server/testdata/shop.yaml", "--addr", addr, "--max-filters", "1"}, strings.NewReader(""), &out, &errb)
+	})
+	srv.WaitServing(t)
+	q := `{"metrics":["order_count"],"filters":[{"field":"orders.status","op":"=","values":["paid"]},{"field":"customers.state","op":"=","values":["CA"]}]}`
+	if code, body := srv.Call("POST", "/v1/models/shop/sql", q, ""); code != 400 || !strings.Contains(body, "OSS4020") || !strings.Contains(body, "2 filters, over the limit of 1") {
+		t.Errorf("two filters with --max-filters 1: %d %s", code, body)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := srv.Exit(t); code != 0 {
+		t.Errorf("exit %d after SIGINT\n%s", code, errb.String())
+	}
+}

@@ -20,6 +20,7 @@ const (
 	detailInvalidInput = "a filter value cannot be converted to the type of the field it is compared with"
 	detailNotFound     = "the model's source (a table, view or column a dataset reads) is missing in the engine (drift); an operator can find the engine's message in the server log under this request_id"
 	detailPermission   = "the engine's user may not read a source of the model; an operator can find the engine's message in the server log under this request_id"
+	detailSandboxed    = "the model's source reads a file or setting outside the engine's sandbox, which allows only the models' own file sources and the database's relations; an operator can find the engine's message in the server log under this request_id"
 	detailUnavailable  = "the engine cannot be reached right now; retry later"
 	detailEngine       = "the engine failed the query; an operator can find the engine's message in the server log under this request_id"
 )
@@ -27,7 +28,8 @@ const (
 // engineError maps an engine failure of q to a problem with a generic
 // Detail per class (engine.ErrInvalidInput 400 OSS4005 with the filter's
 // path when only one filter carries values, ErrNotFound and
-// ErrPermissionDenied 502 OSS5001, ErrUnavailable 503 OSS5001, else 502
+// ErrPermissionDenied 502 OSS5001, ErrSandboxed 403 OSS5014,
+// ErrUnavailable 503 OSS5001, else 502
 // OSS5001), logs the engine's message with the request id, and keeps that
 // message in EngineMessage for in-process callers. Config.DebugErrors adds
 // it to Detail for ungoverned callers (no Identity in ctx).
@@ -61,6 +63,9 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 		e.Problems = compiler.Problems{{Code: compiler.CodeBadFilter, Severity: compiler.SeverityError, Path: path, Message: e.Detail}}
 	case errors.Is(err, engine.ErrNotFound):
 		e.Detail = detailNotFound
+	case errors.Is(err, engine.ErrSandboxed):
+		// The model's source, not the engine's grants, is at fault.
+		e.Status, e.Code, e.Title, e.Detail = http.StatusForbidden, compiler.CodeSandboxed, "Source outside the engine sandbox", detailSandboxed
 	case errors.Is(err, engine.ErrPermissionDenied):
 		e.Detail = detailPermission
 	}

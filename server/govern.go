@@ -45,9 +45,9 @@ func (s *Server) lookupFor(ctx context.Context, name string) (*model, *Error) {
 		}
 	}
 	var known []string
-	for _, n := range c.names {
-		if _, visible := c.models[n].visibleTo(ctx); visible && c.inNamespaces(ctx, c.models[n]) {
-			known = append(known, n)
+	for _, m := range c.all {
+		if _, visible := m.visibleTo(ctx); visible && c.inNamespaces(ctx, m) {
+			known = append(known, c.address(m))
 		}
 	}
 	return nil, unknownModel(name, known)
@@ -71,8 +71,7 @@ func (s *Server) describe(ctx context.Context, name string) (ModelDetail, *Error
 func (s *Server) visibleSummaries(ctx context.Context) []ModelSummary {
 	c := s.store.snapshot()
 	out := []ModelSummary{}
-	for _, n := range c.names {
-		m := c.models[n]
+	for _, m := range c.all {
 		v, visible := m.visibleTo(ctx)
 		switch {
 		case !visible || !c.inNamespaces(ctx, m):

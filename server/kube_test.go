@@ -205,7 +205,7 @@ func TestKubernetesMode(t *testing.T) {
 	}
 	eventually(t, "corrupt artifact reported", func() (bool, string) {
 		code, models, body := f.ready()
-		st := models["shop"]
+		st := models["team-a/shop"]
 		return code == 200 && st.Version == v2[0].Version && st.Source == "configmap team-a/ossie-shop" &&
 			strings.Contains(st.Error, "artifact bundle"), body
 	})
@@ -213,7 +213,7 @@ func TestKubernetesMode(t *testing.T) {
 		t.Errorf("after a corrupt update: %d %s %s", code, version, val)
 	}
 	if _, m := f.get("/metrics"); !strings.Contains(m, `ossie_server_artifact_load_errors_total{reason="decode"} 1`) ||
-		!strings.Contains(m, `ossie_server_model_load_error{model="shop",source="configmap team-a/ossie-shop"} 1`) {
+		!strings.Contains(m, `ossie_server_model_load_error{model="team-a/shop",source="configmap team-a/ossie-shop"} 1`) {
 		t.Errorf("metrics do not count the refused artifact:\n%s", grepLines(m, "ossie_server_"))
 	}
 
@@ -230,7 +230,7 @@ func TestKubernetesMode(t *testing.T) {
 	}
 	eventually(t, "unknown format reported", func() (bool, string) {
 		_, models, body := f.ready()
-		return strings.Contains(models["shop"].Error, "v99"), body
+		return strings.Contains(models["team-a/shop"].Error, "v99"), body
 	})
 	if code, version, _ := f.revenue(); code != 200 || version != v2[0].Version {
 		t.Errorf("after an unknown format: %d %s", code, version)
@@ -243,24 +243,24 @@ func TestKubernetesMode(t *testing.T) {
 	}
 	eventually(t, "v1 served again, error cleared", func() (bool, string) {
 		_, models, body := f.ready()
-		st := models["shop"]
+		st := models["team-a/shop"]
 		return st.Version == v1[0].Version && st.Error == "", body
 	})
 
-	// A newer ConfigMap in another namespace providing the same model
-	// wins; creation timestamps have one-second resolution.
-	time.Sleep(1100 * time.Millisecond)
+	// Another namespace providing the same model name has its own
+	// entry: neither team's model replaces the other's.
 	if _, err := cms("team-b").Create(ctx, artifactConfigMap("team-b", "ossie-shop", "shop", encodeBundle(t, v2)), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the newer ConfigMap serves", func() (bool, string) {
+	eventually(t, "each namespace's model reported", func() (bool, string) {
 		_, models, body := f.ready()
-		st := models["shop"]
-		return st.Source == "configmap team-b/ossie-shop" && st.Version == v2[0].Version, body
+		a, b := models["team-a/shop"], models["team-b/shop"]
+		return a.Source == "configmap team-a/ossie-shop" && a.Version == v1[0].Version &&
+			b.Source == "configmap team-b/ossie-shop" && b.Version == v2[0].Version, body
 	})
 	eventually(t, "the team-b server sees only team-b", func() (bool, string) {
 		st := storeB.Status()
-		return len(st) == 1 && st["shop"].Source == "configmap team-b/ossie-shop", fmt.Sprint(st)
+		return len(st) == 1 && st["team-b/shop"].Source == "configmap team-b/ossie-shop", fmt.Sprint(st)
 	})
 	if err := cms("team-b").Delete(ctx, "ossie-shop", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -32,23 +30,10 @@ func TestBoundedLoadPostgres(t *testing.T) {
 	}
 	t.Cleanup(func() { eng.Close() })
 	if err := eng.Exec(ctx, `CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);
-CREATE VIEW slow AS SELECT x FROM t, LATERAL (SELECT pg_sleep(3)) s`); err != nil {
+CREATE VIEW slow AS SELECT x, x AS y FROM t, LATERAL (SELECT pg_sleep(3)) s`); err != nil {
 		t.Fatal(err)
 	}
-	model := filepath.Join(t.TempDir(), "slow.yaml")
-	if err := os.WriteFile(model, []byte(`version: "0.2.0.dev0"
-semantic_model:
-  - name: slow
-    datasets:
-      - name: slow
-        source: public.slow
-        fields:
-          - {name: x, expression: {dialects: [{dialect: ANSI_SQL, expression: x}]}, datatype: Integer}
-    metrics:
-      - {name: n, expression: {dialects: [{dialect: ANSI_SQL, expression: COUNT(slow.x)}]}}
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	model := "testdata/gate/slow.yaml"
 	arts, err := LoadModelFiles([]string{model}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)

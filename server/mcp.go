@@ -166,13 +166,15 @@ func (t *mcpTools) listModels(ctx context.Context, req *mcp.CallToolRequest, _ s
 
 // MCPModelInput names a model.
 type MCPModelInput struct {
-	Model string `json:"model" jsonschema:"the model name, as list_models shows it"`
+	Model     string `json:"model" jsonschema:"the model name, as list_models shows it"`
+	Namespace string `json:"namespace,omitempty" jsonschema:"the model's namespace, as list_models shows it; needed when several namespaces publish the name"`
 }
 
 // MCPModel is the describe_model answer: ModelDetail flattened for an
 // agent (ai_context written as text becomes Instructions).
 type MCPModel struct {
 	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace,omitempty"`
 	Version     string            `json:"version"`
 	Description string            `json:"description,omitempty"`
 	Context     MCPContext        `json:"ai_context"`
@@ -233,11 +235,11 @@ func (t *mcpTools) describeModel(ctx context.Context, req *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, nil, err
 	}
-	d, perr := t.s.describe(ctx, in.Model)
+	d, perr := t.s.describe(ctx, qualify(in.Namespace, in.Model))
 	if perr != nil {
 		return nil, nil, mcpError(perr)
 	}
-	out := &MCPModel{Name: d.Name, Version: d.Version, Description: d.Description, Metrics: []MCPMember{}, Dimensions: []MCPMember{},
+	out := &MCPModel{Name: d.Name, Namespace: d.Namespace, Version: d.Version, Description: d.Description, Metrics: []MCPMember{}, Dimensions: []MCPMember{},
 		Datasets: []MCPDataset{}, Joins: d.Relationships}
 	if c := flatContext(d.AIContext); c != nil {
 		out.Context = *c
@@ -267,6 +269,7 @@ func (t *mcpTools) describeModel(ctx context.Context, req *mcp.CallToolRequest, 
 // descriptions for the agent).
 type MCPQueryInput struct {
 	Model      string         `json:"model" jsonschema:"the model name"`
+	Namespace  string         `json:"namespace,omitempty" jsonschema:"the model's namespace, as list_models shows it; needed when several namespaces publish the name"`
 	Metrics    []string       `json:"metrics" jsonschema:"metric names from describe_model"`
 	Dimensions []MCPDimension `json:"dimensions,omitempty" jsonschema:"dimensions to group by"`
 	Filters    []MCPFilter    `json:"filters,omitempty" jsonschema:"conditions; all must hold"`
@@ -344,7 +347,7 @@ func (t *mcpTools) query(ctx context.Context, req *mcp.CallToolRequest, in MCPQu
 		lim := t.opts.MaxRows + 1
 		q.Limit = &lim
 	}
-	resp, err := t.s.Answer(withVia(ctx, "mcp"), in.Model, q)
+	resp, err := t.s.Answer(withVia(ctx, "mcp"), qualify(in.Namespace, in.Model), q)
 	if err != nil {
 		return nil, nil, mcpError(err)
 	}
@@ -416,7 +419,7 @@ func (t *mcpTools) explain(ctx context.Context, req *mcp.CallToolRequest, in MCP
 	}
 	q := in.query()
 	q.Explain = true
-	p, err := t.s.PlanSQL(ctx, in.Model, q)
+	p, err := t.s.PlanSQL(ctx, qualify(in.Namespace, in.Model), q)
 	if err != nil {
 		return nil, nil, mcpError(err)
 	}

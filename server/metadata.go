@@ -6,9 +6,13 @@ import (
 	"slices"
 )
 
-// ModelSummary is one entry of GET /v1/models.
+// ModelSummary is one entry of GET /v1/models. Namespace is the
+// Kubernetes namespace publishing the model (absent for model files): two
+// namespaces may publish models of one name, each addressed as
+// /v1/namespaces/{namespace}/models/{name}.
 type ModelSummary struct {
 	Name            string      `json:"name"`
+	Namespace       string      `json:"namespace,omitempty"`
 	Version         string      `json:"version"`
 	DocumentVersion string      `json:"document_version"`
 	Description     string      `json:"description,omitempty"`
@@ -29,9 +33,11 @@ type ModelCounts struct {
 // caller only what its roles may read (governedDetail). Physical sources,
 // expressions and governance rules stay server-side. What a model, dataset,
 // field or metric says about itself is the artifact's own Doc, FieldDoc and
-// MetricDoc (package compiler), shown as compiled.
+// MetricDoc (package compiler), shown as compiled. Namespace is as in
+// ModelSummary.
 type ModelDetail struct {
 	Name            string `json:"name"`
+	Namespace       string `json:"namespace,omitempty"`
 	Version         string `json:"version"`
 	DocumentVersion string `json:"document_version"`
 	compiler.Doc

@@ -119,7 +119,7 @@ func (s *Store) Describe(ch chan<- *prometheus.Desc) {
 // never mixes two generations.
 func (s *Store) Collect(ch chan<- prometheus.Metric) {
 	c := s.snapshot()
-	ch <- prometheus.MustNewConstMetric(descModelsLoaded, prometheus.GaugeValue, float64(len(c.names)))
+	ch <- prometheus.MustNewConstMetric(descModelsLoaded, prometheus.GaugeValue, float64(len(c.all)))
 	for name, st := range c.status {
 		if st.Version != "" {
 			ch <- prometheus.MustNewConstMetric(descModelInfo, prometheus.GaugeValue, 1, name, st.Version, st.Source)

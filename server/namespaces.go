@@ -17,41 +17,65 @@ import (
 // provides it, and is a 409 OSS5013 listing the namespaced paths once two
 // do, so no caller silently gets another team's model.
 
-// qualifyByNamespace fills c.qualified and c.ambiguous from the sources
-// (the newest source wins within one namespace, as for bare names) and
-// drops ambiguous names from the bare index.
-func (c *catalog) qualifyByNamespace(sources map[string]*sourceState) {
+// qualify is the catalog key of model name of namespace: namespace/name,
+// or the bare name for model files (no namespace). It is also how a
+// caller addresses a model by namespace (the namespaced routes, the MCP
+// tools' namespace argument); a bare name several namespaces the caller
+// may read publish is 409 OSS5013 there too.
+func qualify(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+// splitQualified is the inverse of qualify.
+func splitQualified(k string) (namespace, name string) {
+	if ns, n, ok := strings.Cut(k, "/"); ok {
+		return ns, n
+	}
+	return "", k
+}
+
+// index fills the catalog's lookups from served (qualified name → the
+// model serving it): every model in all; namespaced ones in qualified; a
+// bare name in models while one namespace (or a model file) provides it,
+// otherwise in ambiguous with the namespace/name of each provider.
+func (c *catalog) index(served map[string]*model) {
 	c.qualified = map[string]*model{}
 	c.ambiguous = map[string][]string{}
-	c.namespace = map[*model]string{}
-	owner := map[string]*sourceState{}
-	for _, st := range sources {
-		if st.src.Namespace == "" {
-			continue
-		}
-		for _, m := range st.models {
-			k := st.src.Namespace + "/" + m.art.Name
-			if cur, ok := owner[k]; !ok || newer(st.src, cur.src) {
-				owner[k] = st
-				c.qualified[k] = m
-				c.namespace[m] = st.src.Namespace
-			}
-		}
-	}
 	byName := map[string][]string{}
-	for k := range c.qualified {
-		_, name, _ := strings.Cut(k, "/")
-		byName[name] = append(byName[name], k)
-	}
-	for name, ks := range byName {
-		if len(ks) < 2 {
-			continue
+	for k, m := range served {
+		c.all = append(c.all, m)
+		if m.namespace != "" {
+			c.qualified[k] = m
 		}
-		sort.Strings(ks)
-		c.ambiguous[name] = ks
-		delete(c.models, name)
-		c.names = slices.DeleteFunc(c.names, func(n string) bool { return n == name })
+		byName[m.art.Name] = append(byName[m.art.Name], k)
 	}
+	sort.Slice(c.all, func(i, j int) bool {
+		a, b := c.all[i], c.all[j]
+		return a.art.Name < b.art.Name || a.art.Name == b.art.Name && a.namespace < b.namespace
+	})
+	for name, ks := range byName {
+		switch m, file := served[name]; {
+		case file:
+			c.models[name] = m
+		case len(ks) == 1:
+			c.models[name] = served[ks[0]]
+		default:
+			sort.Strings(ks)
+			c.ambiguous[name] = ks
+		}
+	}
+}
+
+// address is how m is named to a caller: its bare name while that is
+// unambiguous, else namespace/name.
+func (c *catalog) address(m *model) string {
+	if c.models[m.art.Name] == m {
+		return m.art.Name
+	}
+	return qualify(m.namespace, m.art.Name)
 }
 
 // lookup finds a bare name, then a namespace/name.
@@ -119,6 +143,5 @@ func (c *catalog) inNamespaces(ctx context.Context, m *model) bool {
 	if id == nil || len(id.Namespaces) == 0 {
 		return true
 	}
-	ns, ok := c.namespace[m]
-	return ok && slices.Contains(id.Namespaces, ns)
+	return m.namespace != "" && slices.Contains(id.Namespaces, m.namespace)
 }

@@ -17,6 +17,10 @@ const (
 	headerProxyUser   = "X-Ossie-User"         // who, for logs; optional
 	headerProxyRole   = "X-Ossie-Role"         // roles, comma-separated or repeated; at least one
 	headerProxyAttr   = "X-Ossie-Attr-"        // + attribute name: one attribute each
+	// headerProxyNamespace limits the caller to these namespaces' models,
+	// comma-separated or repeated, as a token's `namespaces` does; absent:
+	// every model.
+	headerProxyNamespace = "X-Ossie-Namespace"
 )
 
 // proxySecret is the digest of the shared secret.
@@ -56,6 +60,17 @@ func (a *Auth) proxyIdentity(r *http.Request, secrets []string) (*Identity, *aut
 	}
 	if len(id.Roles) == 0 {
 		return nil, &authError{failProxyHeader, "the authenticating proxy sent no " + headerProxyRole}
+	}
+	for _, v := range r.Header.Values(headerProxyNamespace) {
+		for _, ns := range strings.Split(v, ",") {
+			if ns = strings.TrimSpace(ns); ns != "" {
+				id.Namespaces = append(id.Namespaces, ns)
+			}
+		}
+	}
+	if len(id.Namespaces) == 0 && len(r.Header.Values(headerProxyNamespace)) > 0 {
+		// An empty list must not widen the caller to every namespace.
+		return nil, &authError{failProxyHeader, "the authenticating proxy sent an empty " + headerProxyNamespace}
 	}
 	for key, vs := range r.Header {
 		// Header keys are canonical here (net/http): X-Ossie-Attr-Region.

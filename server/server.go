@@ -116,8 +116,11 @@ type Server struct {
 type model struct {
 	art     *compiler.Artifact
 	planner *plan.Planner
-	detail  ModelDetail
-	summary ModelSummary
+	// namespace is the Kubernetes namespace of the model's source, ""
+	// for model files.
+	namespace string
+	detail    ModelDetail
+	summary   ModelSummary
 }
 
 // New checks cfg and prepares one planner per model. Two models with the
@@ -139,7 +142,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	store := cfg.Store
 	if store == nil {
-		ms, err := buildModels(cfg.Models)
+		ms, err := buildModels(cfg.Models, "")
 		if err != nil {
 			return nil, fmt.Errorf("server: %w", err)
 		}
@@ -187,7 +190,7 @@ func (s *Server) Ready(ctx context.Context) error {
 	if s.cfg.Synced != nil && !s.cfg.Synced() {
 		return errNotSynced
 	}
-	if s.cfg.Store == nil && len(s.store.snapshot().names) == 0 {
+	if s.cfg.Store == nil && len(s.store.snapshot().all) == 0 {
 		return errNoModels
 	}
 	if s.cfg.Engine == nil {

@@ -82,16 +82,15 @@ type sourceState struct {
 
 // catalog is one immutable generation of the store.
 type catalog struct {
-	models    map[string]*model
-	names     []string // sorted
+	models    map[string]*model // bare name → model, for names one namespace (or the files) provides
+	all       []*model          // every served model, by name then namespace
 	status    map[string]ModelStatus
-	conflicts map[string]string // model name → losing source keys, for change detection
+	conflicts map[string]string // qualified model name → losing source keys, for change detection
 	// qualified serves "namespace/name" for models of namespaced sources;
 	// ambiguous lists, per bare name, the namespace/name of each namespace
 	// providing it when there are several (namespaces.go).
 	qualified map[string]*model
 	ambiguous map[string][]string
-	namespace map[*model]string // the namespace of each namespaced model
 }
 
 var emptyCatalog = &catalog{models: map[string]*model{}, status: map[string]ModelStatus{}, conflicts: map[string]string{}}
@@ -117,10 +116,11 @@ func NewStore(log *slog.Logger) *Store {
 	return s
 }
 
-// buildModels prepares planner and metadata for every artifact; a nil
+// buildModels prepares planner and metadata for every artifact of one
+// namespace ("" for files); a nil
 // artifact, two artifacts of one name or a planner refusal is an error and
 // nothing is built.
-func buildModels(arts []*compiler.Artifact) ([]*model, error) {
+func buildModels(arts []*compiler.Artifact, namespace string) ([]*model, error) {
 	out := make([]*model, 0, len(arts))
 	seen := make(map[string]bool, len(arts))
 	for i, a := range arts {
@@ -135,7 +135,9 @@ func buildModels(arts []*compiler.Artifact) ([]*model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model %q: %w", a.Name, err)
 		}
-		out = append(out, &model{art: a, planner: p, detail: describeModel(a), summary: summarize(a)})
+		m := &model{art: a, planner: p, namespace: namespace, detail: describeModel(a), summary: summarize(a)}
+		m.detail.Namespace, m.summary.Namespace = namespace, namespace
+		out = append(out, m)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].art.Name < out[j].art.Name })
 	return out, nil
@@ -146,7 +148,7 @@ func buildModels(arts []*compiler.Artifact) ([]*model, error) {
 // planners are built before anything changes; if one fails, src keeps its
 // last good set, the failure is recorded as by Fail and returned.
 func (s *Store) Set(src Source, arts []*compiler.Artifact) error {
-	ms, err := buildModels(arts)
+	ms, err := buildModels(arts, src.Namespace)
 	if err != nil {
 		s.Fail(src, LoadErrorPlanner, err)
 		return err
@@ -202,36 +204,39 @@ func (s *Store) Remove(key, uid string) bool {
 }
 
 // publish builds the next catalog from s.sources and swaps it in. Callers
-// hold s.mu.
+// hold s.mu. Within one namespace (or among the files) the newest source
+// of a model name serves it; /readyz reports each namespace's model under
+// its namespace/name, so two teams' models of one name never share an
+// entry.
 func (s *Store) publish() {
 	prev := s.cur.Load()
 	next := &catalog{models: map[string]*model{}, status: map[string]ModelStatus{}, conflicts: map[string]string{}}
-	owner := map[string]*sourceState{}
+	owner := map[string]*sourceState{} // qualified name → serving source
 	losers := map[string][]string{}
 	for _, st := range s.sources {
 		for _, m := range st.models {
-			name := m.art.Name
-			cur, ok := owner[name]
+			k := qualify(st.src.Namespace, m.art.Name)
+			cur, ok := owner[k]
 			if !ok {
-				owner[name] = st
+				owner[k] = st
 				continue
 			}
 			if newer(st.src, cur.src) {
-				owner[name] = st
-				losers[name] = append(losers[name], cur.src.Key)
+				owner[k] = st
+				losers[k] = append(losers[k], cur.src.Key)
 			} else {
-				losers[name] = append(losers[name], st.src.Key)
+				losers[k] = append(losers[k], st.src.Key)
 			}
 		}
 	}
-	for name, st := range owner {
+	served := map[string]*model{}
+	for k, st := range owner {
+		_, name := splitQualified(k)
 		i := slices.IndexFunc(st.models, func(m *model) bool { return m.art.Name == name })
-		next.models[name] = st.models[i]
-		next.names = append(next.names, name)
-		next.status[name] = ModelStatus{Version: st.models[i].art.Version, Source: st.src.Key, Error: st.err}
+		served[k] = st.models[i]
+		next.status[k] = ModelStatus{Version: st.models[i].art.Version, Source: st.src.Key, Error: st.err}
 	}
-	sort.Strings(next.names)
-	next.qualifyByNamespace(s.sources)
+	next.index(served)
 	// A source that never loaded still shows its error, under the model
 	// name it announces (or its key) unless that name is served elsewhere.
 	for _, st := range s.sources {
@@ -242,16 +247,16 @@ func (s *Store) publish() {
 		if name == "" {
 			name = st.src.Key
 		}
-		if _, served := next.status[name]; !served {
-			next.status[name] = ModelStatus{Source: st.src.Key, Error: st.err}
+		if k := qualify(st.src.Namespace, name); next.status[k].Source == "" {
+			next.status[k] = ModelStatus{Source: st.src.Key, Error: st.err}
 		}
 	}
-	for name, l := range losers {
+	for k, l := range losers {
 		sort.Strings(l)
-		next.conflicts[name] = strings.Join(l, ",")
-		if prev.conflicts[name] != next.conflicts[name] || prev.status[name].Source != next.status[name].Source {
-			s.log.Warn("several sources provide the same model; the newest serves it", "model", name,
-				"serving", next.status[name].Source, "ignored", l)
+		next.conflicts[k] = strings.Join(l, ",")
+		if prev.conflicts[k] != next.conflicts[k] || prev.status[k].Source != next.status[k].Source {
+			s.log.Warn("several sources provide the same model; the newest serves it", "model", k,
+				"serving", next.status[k].Source, "ignored", l)
 		}
 	}
 	s.cur.Store(next)
@@ -271,15 +276,16 @@ func (s *Store) snapshot() *catalog { return s.cur.Load() }
 // Models returns the served artifacts sorted by name.
 func (s *Store) Models() []*compiler.Artifact {
 	c := s.snapshot()
-	out := make([]*compiler.Artifact, len(c.names))
-	for i, n := range c.names {
-		out[i] = c.models[n].art
+	out := make([]*compiler.Artifact, len(c.all))
+	for i, m := range c.all {
+		out[i] = m.art
 	}
 	return out
 }
 
-// Status returns the /readyz view of every model name: what serves it and
-// the last load error of its source.
+// Status returns the /readyz view of every model: what serves it and the
+// last load error of its source, keyed by namespace/name for models of a
+// namespace and by name for model files.
 func (s *Store) Status() map[string]ModelStatus {
 	return maps.Clone(s.snapshot().status)
 }

@@ -410,7 +410,7 @@ func TestResultCache(t *testing.T) {
 		c.Version = a.Version + "-next"
 		arts[i] = &c
 	}
-	ms, err := buildModels(arts)
+	ms, err := buildModels(arts, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +57,7 @@ type config struct {
 	leaderElectionID, leaderElectionNS    string
 	metricsAddr, probeAddr                string
 	kubeconfig                            string
+	viewGrants                            []string
 	verbose, version                      bool
 }
 
@@ -70,6 +72,7 @@ func (c *config) register(f *pflag.FlagSet) {
 	f.StringVar(&c.opts.Compile.DefaultSchema, "default-schema", "", "schema prepended to table sources that name none (trino: also the session schema)")
 	f.StringVar(&c.opts.Compile.StoredTimezone, "stored-timezone", "", "IANA zone of the instants in naive DateTime columns whose model, dataset and field declare none (default UTC)")
 	f.StringVar(&c.opts.ViewSchema, "view-schema", "ossie_views", "the one engine schema governed views are created in")
+	f.StringArrayVar(&c.viewGrants, "view-grant", nil, "postgres: `ROLE=LOGIN` gives the engine login (a name, no credentials) SELECT on exactly ROLE's governed views (repeatable; once set, the operator revokes every other login's SELECT on its views)")
 	f.IntVar(&c.opts.MaxArtifactBytes, "max-artifact-bytes", operator.DefaultMaxArtifactBytes, "largest compressed artifact published in a ConfigMap, bytes (Kubernetes objects are limited to 1 MiB)")
 	f.DurationVar(&c.opts.EngineTimeout, "engine-timeout", operator.DefaultEngineTimeout, "time limit of each engine call of the drift check")
 	f.DurationVar(&c.opts.BuildTimeout, "build-timeout", operator.DefaultBuildTimeout, "time limit of one rollup build or refresh")
@@ -107,7 +110,34 @@ func (c *config) check() error {
 	if err := compiler.CheckTimezone(c.opts.Compile.StoredTimezone); err != nil {
 		return fmt.Errorf("--stored-timezone: %w", err)
 	}
+	if err := c.parseViewGrants(); err != nil {
+		return err
+	}
 	return c.engineOptions().Check()
+}
+
+// parseViewGrants fills opts.ViewGrants from --view-grant ROLE=LOGIN.
+// Only PostgreSQL has logins to grant to: Trino's access control is its
+// own (the memory connector has no GRANT) and DuckDB has no logins.
+func (c *config) parseViewGrants() error {
+	if len(c.viewGrants) == 0 {
+		return nil
+	}
+	if c.engine != "postgres" {
+		return fmt.Errorf("--view-grant needs --engine postgres (%s has no logins the operator can grant views to)", c.engine)
+	}
+	c.opts.ViewGrants = map[string][]string{}
+	for _, g := range c.viewGrants {
+		role, login, ok := strings.Cut(g, "=")
+		role, login = strings.TrimSpace(role), strings.TrimSpace(login)
+		if !ok || role == "" || login == "" {
+			return fmt.Errorf("--view-grant %q: want ROLE=LOGIN", g)
+		}
+		if !slices.Contains(c.opts.ViewGrants[role], login) {
+			c.opts.ViewGrants[role] = append(c.opts.ViewGrants[role], login)
+		}
+	}
+	return nil
 }
 
 // parseFlags parses and checks args into a config without running
@@ -139,9 +169,24 @@ func (c *config) engineOptions() connect.Options {
 }
 
 // openEngine builds the engine from the flags. Errors never quote the
-// connection string.
+// connection string. An in-process engine (DuckDB) is sandboxed at once
+// (engine.Sandboxer, no data files): the operator only describes sources
+// and creates views, and a SemanticModel author's query source must not
+// read the operator's files (its mounted Secrets, the service account
+// token) through it; model file sources are then unreadable here and are
+// reported as such (docs/operator.md).
 func openEngine(ctx context.Context, c *config) (engine.Engine, error) {
-	return connect.Open(ctx, c.engineOptions())
+	eng, err := connect.Open(ctx, c.engineOptions())
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := eng.(engine.Sandboxer); ok {
+		if err := s.Sandbox(ctx, nil); err != nil {
+			eng.Close()
+			return nil, fmt.Errorf("cannot sandbox the engine: %w", err)
+		}
+	}
+	return eng, nil
 }
 
 // run parses args and runs the manager until SIGTERM or SIGINT. Exit

@@ -2,13 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/engine/bindcheck"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/operator"
 )
@@ -25,6 +30,10 @@ func TestFlags(t *testing.T) {
 		c.resync != time.Minute || c.opts.Compile.DefaultSchema != "public" ||
 		c.metricsAddr != "127.0.0.1:8082" || c.probeAddr != "127.0.0.1:8081" || c.verbose {
 		t.Errorf("defaults: %+v", c)
+	}
+	c, err = parseFlags([]string{"--engine", "postgres", "--dsn-env", "A", "--view-grant", "analyst=bi_na", "--view-grant", " partner = bi_p ", "--view-grant", "analyst=bi_na2", "--view-grant", "analyst=bi_na"})
+	if err != nil || fmt.Sprint(c.opts.ViewGrants) != "map[analyst:[bi_na bi_na2] partner:[bi_p]]" {
+		t.Errorf("--view-grant: %v %v", err, c)
 	}
 	// The chart's spelling (--flag=value, -v) and the standard library's
 	// (-flag value, --v) both parse.
@@ -45,6 +54,9 @@ func TestFlags(t *testing.T) {
 		{"--dsn-env", "A", "--dsn-file", "b"},
 		{"--dsn", "postgres://u:p@h/db"}, // no flag takes a DSN with its password
 		{"extra"},
+		{"--view-grant", "analyst=bi_na"},                                     // DuckDB has no logins
+		{"--engine", "postgres", "--dsn-env", "A", "--view-grant", "analyst"}, // no login
+		{"--engine", "postgres", "--dsn-env", "A", "--view-grant", "=bi_na"},
 	} {
 		_, err := parseFlags(bad)
 		if err == nil {
@@ -87,5 +99,69 @@ func TestOpenDuckDBFromFile(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err != nil {
 		t.Errorf("the DSN file's path was not used: %v", err)
+	}
+}
+
+// TestOperatorDuckDBSandboxed reproduces issue 13 finding 3 on the
+// operator's engine: a SemanticModel author's query sources call
+// read_csv() and read_text() on files of the operator's host (in a
+// cluster: its mounted Secrets). The DuckDB the operator opens from its
+// flags refuses both, so binding reports them unreadable instead of
+// describing them (a read_csv header would otherwise reach status as
+// column names), and no view over them can be created; tables of the
+// database still bind.
+func TestOperatorDuckDBSandboxed(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "operator_secret_0123456789"
+	host := filepath.Join(dir, "host.csv")
+	if err := os.WriteFile(host, []byte(secret+"\n1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dsnFile := filepath.Join(dir, "dsn")
+	if err := os.WriteFile(dsnFile, []byte(filepath.Join(dir, "x.duckdb")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eng := openFromFlags(t, "--dsn-file", dsnFile)
+	ctx := context.Background()
+	if err := eng.Exec(ctx, "CREATE TABLE orders (id INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	arts, probs := compiler.Load([]byte(`version: "0.2.0.dev0"
+semantic_model:
+  - name: m
+    datasets:
+      - name: orders
+        source: orders
+        fields:
+          - {name: id, expression: {dialects: [{dialect: ANSI_SQL, expression: id}]}, datatype: Integer}
+      - name: csv_leak
+        source: "SELECT * FROM read_csv('`+host+`')"
+        fields:
+          - {name: account, expression: {dialects: [{dialect: ANSI_SQL, expression: account}]}, datatype: String}
+      - name: text_leak
+        source: "SELECT content FROM read_text('`+dsnFile+`')"
+        fields:
+          - {name: content, expression: {dialects: [{dialect: ANSI_SQL, expression: content}]}, datatype: String}
+    metrics:
+      - {name: n, expression: {dialects: [{dialect: ANSI_SQL, expression: COUNT(orders.id)}]}}
+`), compiler.CompileOptions{})
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	res := bindcheck.Check(ctx, eng, arts, 10*time.Second)
+	if res.Unavailable != nil {
+		t.Fatal(res.Unavailable)
+	}
+	if len(res.Denied) != 2 || !strings.Contains(res.Denied[0], "outside the engine's sandbox") || strings.Contains(fmt.Sprint(res.Denied, res.Missing, res.Bindings), secret) {
+		t.Errorf("host files not refused: denied %q, missing %q, bindings %+v", res.Denied, res.Missing, res.Bindings)
+	}
+	for _, b := range res.Bindings {
+		if b.Dataset == "orders" && (b.Columns != 1 || len(b.Missing) > 0) {
+			t.Errorf("the table did not bind: %+v", b)
+		}
+	}
+	err := eng.Exec(ctx, "CREATE VIEW leak AS SELECT * FROM read_csv("+dialect.DuckDB.QuoteString(host)+")")
+	if !errors.Is(err, engine.ErrSandboxed) {
+		t.Errorf("a view over a host file: %v, want engine.ErrSandboxed", err)
 	}
 }

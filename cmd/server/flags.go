@@ -30,6 +30,7 @@ type options struct {
 	maxRows                         int
 	timeout                         time.Duration
 	auth                            server.AuthFlags
+	limits                          server.Limits
 	version                         bool
 }
 
@@ -60,6 +61,9 @@ func (o *options) register(f *pflag.FlagSet) {
 	authFlags := flag.NewFlagSet("auth", flag.ContinueOnError)
 	o.auth.Register(authFlags)
 	f.AddGoFlagSet(authFlags)
+	limitFlags := flag.NewFlagSet("limits", flag.ContinueOnError)
+	o.limits.Register(limitFlags)
+	f.AddGoFlagSet(limitFlags)
 	f.BoolVar(&o.version, "version", false, "print the version and exit")
 }
 
@@ -93,6 +97,9 @@ func (o *options) check() string {
 		return err.Error()
 	}
 	if err := o.auth.Check(o.addr); err != nil {
+		return err.Error()
+	}
+	if err := o.limits.Check(); err != nil {
 		return err.Error()
 	}
 	return ""

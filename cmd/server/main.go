@@ -100,7 +100,7 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	cfg := server.Config{MaxRows: o.maxRows, QueryTimeout: o.timeout, MaxBodyBytes: o.maxBody, Logger: log, DebugErrors: o.debugErrors,
-		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL, AnyHost: o.auth.AnyHost(o.addr), Audit: &server.AuditOptions{FilterValues: o.auditValues}}
+		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL, Limits: o.limits, AnyHost: o.auth.AnyHost(o.addr), Audit: &server.AuditOptions{FilterValues: o.auditValues}}
 	files := server.ModelFiles{Paths: o.models, Governance: o.governance, Options: compiler.CompileOptions{DefaultCatalog: o.catalog, DefaultSchema: o.schema, StoredTimezone: o.storedTimezone}}
 	if !o.kube {
 		arts, err := files.Load()

@@ -117,7 +117,7 @@ func TestKubeMode(t *testing.T) {
 		code, body := srv.Call("GET", "/readyz", "", "")
 		return code == 200 && json.Unmarshal([]byte(body), &ready) == nil && len(ready.Models) > 0
 	})
-	if len(ready.Models) != 1 || ready.Models["shop"].Source != "configmap watched/ossie-shop" || ready.Models["shop"].Version != arts[0].Version {
+	if len(ready.Models) != 1 || ready.Models["watched/shop"].Source != "configmap watched/ossie-shop" || ready.Models["watched/shop"].Version != arts[0].Version {
 		t.Errorf("readyz models %+v", ready.Models)
 	}
 	if code, body := srv.Call("POST", "/v1/models/shop/sql", `{"metrics":["revenue"]}`, ""); code != 200 || !strings.Contains(body, "SUM(") {

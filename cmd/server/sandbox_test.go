@@ -13,8 +13,8 @@ import (
 // TestModelSourceCannotReadHost reproduces issue 13 finding 3 on the DuckDB
 // engine: a model author's query sources call read_text() on the server's
 // tokens file and read_csv() on another file of the host. Once the server
-// has started they are refused (no answer carries the file's content),
-// while the model's own file source still answers.
+// has started they are refused with 403 OSS5014 (no answer carries the
+// file's content), while the model's own file source still answers.
 func TestModelSourceCannotReadHost(t *testing.T) {
 	dir := t.TempDir()
 	const secret = "host-secret-0123456789abcdef"
@@ -65,9 +65,11 @@ semantic_model:
 		`{"metrics":["texts"],"dimensions":["text_leak.content"]}`,
 		`{"metrics":["accounts"],"dimensions":["csv_leak.account"]}`,
 	} {
+		// Refused as the model source's fault (403 OSS5014), not as an
+		// engine failure (502 OSS5001).
 		code, body := srv.Call("POST", "/v1/models/m/query", q, "")
-		if code == 200 || strings.Contains(body, secret) {
-			t.Errorf("%s: %d %s; want the source refused", q, code, body)
+		if code != 403 || !strings.Contains(body, "OSS5014") || strings.Contains(body, secret) {
+			t.Errorf("%s: %d %s; want the source refused with 403 OSS5014", q, code, body)
 		}
 	}
 	if code, body := srv.Call("POST", "/v1/models/m/query", `{"metrics":["total"],"dimensions":["sales.region"],"order_by":[{"key":"sales.region"}]}`, ""); code != 200 || !strings.Contains(body, `["EU",5]`) || !strings.Contains(body, `["NA",12]`) {

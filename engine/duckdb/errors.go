@@ -12,9 +12,9 @@ import (
 
 // classify turns a driver error into an *engine.Error with its class:
 // missing catalog objects, columns and files are engine.ErrNotFound (drift);
-// a file the process may not open (EACCES) and DuckDB's own permission
-// errors (a file system or extension disabled by configuration) are
-// engine.ErrPermissionDenied; connection, I/O-lock and memory failures are
+// a file the process may not open (EACCES) is engine.ErrPermissionDenied;
+// DuckDB's own permission errors (a file, file system or setting disabled
+// by configuration: the sandbox) are engine.ErrSandboxed; connection, I/O-lock and memory failures are
 // engine.ErrUnavailable (transient). A statement cut by ctx wraps ctx.Err() so callers can tell a
 // timeout (context.DeadlineExceeded) from a cancelled request.
 func classify(ctx context.Context, err error) error {
@@ -52,7 +52,9 @@ func classOf(de *duckdb.Error) error {
 			return engine.ErrNotFound
 		}
 	case duckdb.ErrorTypePermission:
-		return engine.ErrPermissionDenied
+		// Only configuration raises these (enable_external_access,
+		// allowed_paths, lock_configuration); an OS refusal is an IO error.
+		return engine.ErrSandboxed
 	case duckdb.ErrorTypeIO:
 		if notFound || strings.Contains(lower, "no such file") {
 			return engine.ErrNotFound

@@ -55,8 +55,8 @@ func (e *Engine) Relations(ctx context.Context, schema []string) (map[string]eng
 // it, in one transaction. PostgreSQL's CREATE OR REPLACE VIEW refuses a
 // change of the view's columns (names, types, a dropped column: SQLSTATE
 // 42P16); the view is then dropped and created again in one transaction,
-// which loses the grants made on the view itself (grant SELECT on the
-// schema's tables by default privileges instead, docs/operator.md).
+// which loses the grants made on the view itself (the operator grants
+// them again with SetGrants, docs/operator.md).
 //
 // Every view is a security barrier (WITH (security_barrier), in the
 // CREATE and in every CREATE OR REPLACE, which otherwise resets the
@@ -112,4 +112,56 @@ func (e *Engine) applyView(ctx context.Context, v engine.ViewDef, recreate bool)
 // DropView drops the view if it exists.
 func (e *Engine) DropView(ctx context.Context, schema []string, name string) error {
 	return e.Exec(ctx, engine.DropViewStatement(dialect.Postgres, schema, name))
+}
+
+var _ engine.Granter = (*Engine)(nil)
+
+// granteesSQL lists the roles holding SELECT on one relation, from its
+// access control list, leaving out its owner.
+const granteesSQL = `SELECT pg_catalog.pg_get_userbyid(a.grantee)
+FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace,
+  LATERAL pg_catalog.aclexplode(c.relacl) a
+WHERE n.nspname = $1 AND c.relname = $2 AND a.privilege_type = 'SELECT' AND a.grantee <> c.relowner AND a.grantee <> 0
+ORDER BY 1`
+
+// Grantees lists the logins with SELECT on the view (PUBLIC left out).
+func (e *Engine) Grantees(ctx context.Context, schema []string, name string) ([]string, error) {
+	rows, err := e.pool.Query(ctx, granteesSQL, schema[len(schema)-1], name)
+	if err != nil {
+		return nil, e.classify(ctx, err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, e.classify(ctx, err)
+	}
+	return out, nil
+}
+
+// SetGrants grants SELECT on the view, and USAGE on its schema, to each
+// login of grant, and revokes SELECT on the view from each login of
+// revoke, in one transaction; every name is quoted.
+func (e *Engine) SetGrants(ctx context.Context, schema []string, name string, grant, revoke []string) error {
+	q := dialect.Postgres.QuoteIdent
+	rel := engine.QuotePath(q, append(append([]string(nil), schema...), name)...)
+	var stmts []string
+	for _, g := range grant {
+		stmts = append(stmts, "GRANT USAGE ON SCHEMA "+engine.QuotePath(q, schema...)+" TO "+q(g), "GRANT SELECT ON "+rel+" TO "+q(g))
+	}
+	for _, r := range revoke {
+		stmts = append(stmts, "REVOKE SELECT ON "+rel+" FROM "+q(r))
+	}
+	if len(stmts) == 0 {
+		return nil
+	}
+	tx, err := e.pool.Begin(ctx)
+	if err != nil {
+		return e.classify(ctx, err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	for _, st := range stmts {
+		if _, err := tx.Exec(ctx, st); err != nil {
+			return e.classify(ctx, err)
+		}
+	}
+	return e.classify(ctx, tx.Commit(ctx))
 }

@@ -76,6 +76,16 @@ func (c *Command) WaitServing(t testing.TB) {
 // Bearer token" when token is non-empty, and returns the status and the
 // response body; a transport error is status 0 with the error's text.
 func (c *Command) Call(method, path, body, token string) (int, string) {
+	hdr := http.Header{}
+	if token != "" {
+		hdr.Set("Authorization", "Bearer "+token)
+	}
+	return c.CallWith(method, path, body, hdr)
+}
+
+// CallWith is Call with the request headers hdr (e.g. an authenticating
+// proxy's identity headers) instead of a token.
+func (c *Command) CallWith(method, path, body string, hdr http.Header) (int, string) {
 	req, err := http.NewRequest(method, "http://"+c.Addr+path, strings.NewReader(body))
 	if err != nil {
 		return 0, err.Error()
@@ -83,8 +93,8 @@ func (c *Command) Call(method, path, body, token string) (int, string) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	for k, vs := range hdr {
+		req.Header[k] = vs
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

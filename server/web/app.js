@@ -139,6 +139,16 @@ function buildQuery(s) {
 
 // --- model metadata -----------------------------------------------------------
 
+// A model is chosen as "namespace/name" when a Kubernetes namespace
+// publishes it (two namespaces may publish one name), else "name".
+const modelKey = (m) => (m.namespace ? m.namespace + "/" + m.name : m.name);
+
+function modelURL(key) {
+  const i = key.indexOf("/");
+  if (i < 0) return "/v1/models/" + encodeURIComponent(key);
+  return "/v1/namespaces/" + encodeURIComponent(key.slice(0, i)) + "/models/" + encodeURIComponent(key.slice(i + 1));
+}
+
 async function loadModels() {
   let list;
   try {
@@ -149,16 +159,16 @@ async function loadModels() {
     return;
   }
   const sel = $("model");
-  sel.replaceChildren(...list.models.map((m) => el("option", { value: m.name, text: m.name })));
+  sel.replaceChildren(...list.models.map((m) => el("option", { value: modelKey(m), text: modelKey(m) })));
   if (!list.models.length) { setStatus("No model is visible to you.", true); return; }
   setStatus("Choose at least one metric, then run.");
-  if (pending && list.models.some((m) => m.name === pending.model)) sel.value = pending.model;
+  if (pending && list.models.some((m) => modelKey(m) === pending.model)) sel.value = pending.model;
   await loadModel();
 }
 
 async function loadModel() {
   try {
-    detail = await api("GET", "/v1/models/" + encodeURIComponent($("model").value));
+    detail = await api("GET", modelURL($("model").value));
   } catch (e) {
     setStatus(e.message, true);
     return;
@@ -178,7 +188,7 @@ async function loadModel() {
   $("dimensions").replaceChildren(...dims);
   $("time-dim").replaceChildren(...times);
   $("filters").replaceChildren();
-  if (pending && pending.model === detail.name) {
+  if (pending && pending.model === modelKey(detail)) {
     const s = pending;
     pending = null;
     for (const i of $("metrics").querySelectorAll("input")) i.checked = s.metrics.includes(i.value);
@@ -212,7 +222,7 @@ async function run() {
   if (!s.metrics.length) { setStatus("Choose at least one metric.", true); return; }
   writeHash(s);
   const q = buildQuery(s);
-  const path = "/v1/models/" + encodeURIComponent(s.model);
+  const path = modelURL(s.model);
   setStatus("Running…");
   const started = performance.now();
   let resp;

@@ -87,6 +87,7 @@ var valueSets = []struct {
 			"dsnSecret":      map[string]any{"name": "warehouse", "key": "url"},
 			"passwordSecret": map[string]any{"name": "warehouse-password"},
 			"defaultCatalog": "analytics", "defaultSchema": "public", "viewSchema": "governed",
+			"viewGrants": map[string]any{"na_partner": "bi_na_partner", "analyst": "bi_analyst"},
 		},
 		"operator": map[string]any{"replicas": 3, "logLevel": "debug", "resync": "10m"},
 		"server": map[string]any{

@@ -287,7 +287,8 @@ func (c *Cluster) applyModel(ctx context.Context) error {
 	}
 	srv := c.procs[len(c.procs)-1]
 	return waitHTTP(ctx, c.ServerURL+"/readyz", srv, func(body []byte) bool {
-		return bytes.Contains(body, []byte(`"`+ModelName+`":`))
+		// /readyz keys a namespace's model as namespace/name.
+		return bytes.Contains(body, []byte(`"`+c.Namespace+"/"+ModelName+`":`))
 	})
 }
 
