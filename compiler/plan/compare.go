@@ -90,6 +90,8 @@ func (p *Planner) planCompare(q *Query, i int, d dialect.Dialect, pol *policy) (
 		sqls  []string
 		cmp   = &compare{origin: origin{rwCompare}, field: dd.Field, labels: labels}
 		first *Plan
+		notes []rollupNote
+		used  = map[string]bool{}
 	)
 	for j := range ranges {
 		bq := branchQuery(q, i, ranges[j])
@@ -103,9 +105,20 @@ func (p *Planner) planCompare(q *Query, i int, d dialect.Dialect, pol *policy) (
 		}
 		sqls = append(sqls, pl.SQL)
 		cmp.branches = append(cmp.branches, pl.tree)
+		for _, n := range pl.rollups {
+			n.scope = labels[j]
+			notes = append(notes, n)
+		}
+		used[pl.Rollup] = true
 	}
 	cols := append([]Column{{Name: compareCol, Kind: "dimension", Datatype: "String"}}, first.Columns...)
-	return &Plan{SQL: compareSQL(d, sqls, labels, cols), Columns: cols, ModelVersion: first.ModelVersion, tree: cmp}, nil
+	out := &Plan{SQL: compareSQL(d, sqls, labels, cols), Columns: cols, ModelVersion: first.ModelVersion, tree: cmp, rollups: notes}
+	// Rollup names one rollup only when every range reads it; the per-range
+	// decisions are in RollupDecisions and EXPLAIN.
+	if len(used) == 1 {
+		out.Rollup = first.Rollup
+	}
+	return out, nil
 }
 
 // zoneNow is the query's zone (UTC when it names none or a bad one, which

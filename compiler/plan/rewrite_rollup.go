@@ -18,6 +18,9 @@ type rollupNote struct {
 	name string
 	used bool
 	why  string
+	// scope is the compared date range the decision was made for (a
+	// branch of compare_date_range); "" for the whole query.
+	scope string
 }
 
 // rollupUse is how a query is answered from one rollup: the state it was
@@ -150,6 +153,10 @@ func (bl *builder) rollupFits(r *compiler.ArtifactRollup, prep *rollupPrep, st *
 		use.dims[i] = v
 	}
 	for i, f := range b.filters {
+		if v, ok := alignedTimeFilter(r, f, b.now, b.loc); ok {
+			use.filters[i] = v
+			continue
+		}
 		v, why := covered(r, f.dm)
 		if why != "" {
 			return nil, "filter on " + f.dm.name + " " + why
@@ -406,10 +413,82 @@ func rollupFresh(u *rollupUse) string {
 // rollupNotes ends EXPLAIN with one line per declared rollup.
 func (e *explainer) rollupNotes(notes []rollupNote) {
 	for _, n := range notes {
+		e.WriteString("rollup " + n.name)
+		if n.scope != "" {
+			e.WriteString(" (date range " + n.scope + ")")
+		}
 		if n.used {
-			e.WriteString("rollup " + n.name + ": used\n")
+			e.WriteString(": used\n")
 		} else {
-			e.WriteString("rollup " + n.name + ": " + n.why + "\n")
+			e.WriteString(": " + n.why + "\n")
 		}
 	}
+}
+
+// alignedTimeFilter: a filter on a time field without grain (a date range,
+// compare_date_range's branches) is still exact on a rollup column truncated
+// to grain g when the range's ends fall on g's boundaries: then t ≥ start
+// ⟺ trunc_g(t) ≥ start and t < end ⟺ trunc_g(t) < end. So in_date_range
+// and between with date ends (a date end includes its day, so the range
+// ends at the next midnight), gte and lt with one date value qualify; gt,
+// lte and timestamp ends do not. The caller has already checked the query
+// zone is UTC, the zone the rollup's times are truncated in.
+func alignedTimeFilter(r *compiler.ArtifactRollup, f dimFilter, now time.Time, loc *time.Location) (rollupValue, bool) {
+	dm := f.dm
+	if dm.grain != "" || dm.via != "" || dm.mask != nil {
+		return rollupValue{}, false
+	}
+	c := r.GroupColumn(fieldKey(dm.ds, dm.field))
+	if c == nil || c.Grain == "" {
+		return rollupValue{}, false
+	}
+	var bounds []string
+	switch f.op {
+	case "in_date_range", "between":
+		start, end, err := rangeEnds(f.val, now, loc)
+		if err != nil || !dateRe.MatchString(end) {
+			return rollupValue{}, false
+		}
+		e, err := time.Parse("2006-01-02", end)
+		if err != nil {
+			return rollupValue{}, false
+		}
+		bounds = []string{start, e.AddDate(0, 0, 1).Format("2006-01-02")}
+	case "gte", "lt":
+		if len(f.val) != 1 {
+			return rollupValue{}, false
+		}
+		v, _ := f.val[0].(string)
+		bounds = []string{v}
+	default:
+		return rollupValue{}, false
+	}
+	for _, b := range bounds {
+		if !dateRe.MatchString(b) {
+			return rollupValue{}, false
+		}
+		t, err := time.Parse("2006-01-02", b)
+		if err != nil || !onGrainBoundary(t, c.Grain) {
+			return rollupValue{}, false
+		}
+	}
+	return rollupValue{col: c.Name}, true
+}
+
+// onGrainBoundary says whether midnight of day t starts a period of grain
+// (ISO weeks start on Monday).
+func onGrainBoundary(t time.Time, grain string) bool {
+	switch grain {
+	case "hour", "day":
+		return true
+	case "week":
+		return t.Weekday() == time.Monday
+	case "month":
+		return t.Day() == 1
+	case "quarter":
+		return t.Day() == 1 && (t.Month()-1)%3 == 0
+	case "year":
+		return t.YearDay() == 1
+	}
+	return false
 }

@@ -99,6 +99,9 @@ func TestRollupAnswersEqualBase(t *testing.T) {
 			"rollup flights_by_day: the query's time zone America/New_York is not UTC"},
 		{"a time filter without grain", `{"metrics": ["flight_count"], "dimensions": ["origin.state"], "filters": [{"field": "flights.departure_time", "op": "gte", "value": "2001-03-01 12:00"}]}`, "",
 			"rollup flights_by_day: filter on flights.departure_time has no grain; the rollup keeps flights.departure_time by day only"},
+		{"a date range on day boundaries without grain", `{"metrics": ["flight_count", "avg_delay"], "dimensions": ["origin.state"], "filters": [{"field": "flights.departure_time", "op": "in_date_range", "values": ["2001-02-03", "2001-02-17"]}]}`, "flights_by_day", ""},
+		{"a date bound that gt cannot keep exact", `{"metrics": ["flight_count"], "dimensions": ["origin.state"], "filters": [{"field": "flights.departure_time", "op": "gt", "value": "2001-03-01"}]}`, "",
+			"rollup flights_by_day: filter on flights.departure_time has no grain; the rollup keeps flights.departure_time by day only"},
 		{"a metric no rollup can hold", `{"metrics": ["median_delay"], "dimensions": ["origin.state"]}`, "",
 			"rollup flights_by_day: metric median_delay is not in the rollup"},
 		{"a rollup dimension behind a one-to-many hop", `{"metrics": ["airport_count"], "dimensions": ["origin.state"]}`, "",
@@ -408,4 +411,63 @@ func randomRollupQueries(t *testing.T, base, with *plan.Planner, d dialect.Diale
 	}
 	t.Logf("answered from rollups: %v", used)
 	return used
+}
+
+// TestRollupCompareDateRange: each compared date range is planned, and its
+// rollup decided, on its own; EXPLAIN and RollupDecisions name the range of
+// every decision, and the answer equals the base tables'.
+func TestRollupCompareDateRange(t *testing.T) {
+	e := newRollupEnv(t, flightsRollups(t, ""))
+	q := query(t, `{"metrics": ["flight_count", "avg_delay"], "dimensions": ["origin.state",
+		{"field": "flights.departure_time", "grain": "month", "compare_date_range": [["2001-01-01", "2001-02-28"], ["2001-03-01", "2001-04-30"]]}]}`)
+	pl, probs := e.withRollups.Plan(q, dialect.DuckDB)
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	if pl.Rollup != "flights_by_day" {
+		t.Fatalf("answered from %q, want flights_by_day\n%s", pl.Rollup, pl.Explain())
+	}
+	ranges := map[string]bool{}
+	for _, d := range pl.RollupDecisions() {
+		if d.Range == "" {
+			t.Fatalf("decision %+v names no date range", d)
+		}
+		if d.Name == "flights_by_day" {
+			if !d.Used {
+				t.Fatalf("flights_by_day not used for %s: %s", d.Range, d.Reason)
+			}
+			ranges[d.Range] = true
+			if !strings.Contains(pl.Explain(), "rollup flights_by_day (date range "+d.Range+"): used") {
+				t.Fatalf("EXPLAIN does not name the range of the decision:\n%s", pl.Explain())
+			}
+		}
+	}
+	if len(ranges) != 2 {
+		t.Fatalf("decisions for %d ranges, want 2:\n%s", len(ranges), pl.Explain())
+	}
+	basePl, probs := e.base.Plan(q, dialect.DuckDB)
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	got, want := queryRows(t, e.db, pl.SQL), queryRows(t, e.db, basePl.SQL)
+	if len(want) == 0 {
+		t.Fatal("the base answer is empty: the case checks nothing")
+	}
+	if diff := compareRows(got, want); diff != "" {
+		t.Fatalf("%s\nrollup SQL: %s\nbase SQL: %s", diff, pl.SQL, basePl.SQL)
+	}
+
+	// A dimension no rollup keeps: both ranges read the base tables, and
+	// EXPLAIN says why for each.
+	q = query(t, `{"metrics": ["flight_count"], "dimensions": ["destination.state",
+		{"field": "flights.departure_time", "grain": "month", "compare_date_range": [["2001-01-01", "2001-01-31"], ["2001-02-01", "2001-02-28"]]}]}`)
+	if pl, probs = e.withRollups.Plan(q, dialect.DuckDB); probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	if pl.Rollup != "" {
+		t.Fatalf("answered from %q, want the base tables", pl.Rollup)
+	}
+	if n := strings.Count(pl.Explain(), "rollup flights_by_day (date range "); n != 2 {
+		t.Fatalf("EXPLAIN gives %d range decisions for flights_by_day, want 2:\n%s", n, pl.Explain())
+	}
 }

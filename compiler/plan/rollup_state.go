@@ -66,6 +66,9 @@ type RollupDecision struct {
 	Name   string `json:"name"`
 	Used   bool   `json:"used"`
 	Reason string `json:"reason,omitempty"`
+	// Range labels the compared date range (compare_date_range) the
+	// decision is about; each range is planned, and decided, on its own.
+	Range string `json:"range,omitempty"`
 }
 
 // RollupDecisions returns, in declaration order, the decision about every
@@ -76,7 +79,7 @@ func (pl *Plan) RollupDecisions() []RollupDecision {
 	}
 	out := make([]RollupDecision, len(pl.rollups))
 	for i, n := range pl.rollups {
-		out[i] = RollupDecision{Name: n.name, Used: n.used, Reason: n.why}
+		out[i] = RollupDecision{Name: n.name, Used: n.used, Reason: n.why, Range: n.scope}
 	}
 	return out
 }
