@@ -269,44 +269,24 @@ func (c *Catalog) Stop() {
 	})
 }
 
-var shared struct {
-	once sync.Once
-	cat  *Catalog
-	err  error
+var shared = &localproc.Shared[*Catalog]{
+	Label: "icebergrest", What: "ICEBERG REST", RequireEnv: RequireEnv, Missing: ErrNotInstalled,
+	Start: Start,
+	Started: func(c *Catalog) string {
+		return fmt.Sprintf("Iceberg %s REST catalog started on %s in %s", Version, c.URI(), c.StartDuration.Round(time.Millisecond))
+	},
+	Stop: (*Catalog).Stop,
 }
 
 // Shared returns the test binary's shared catalog, starting it on first
 // use. Never stop it; Main does. A missing install skips the test loudly,
 // unless OSSIE_REQUIRE_TRINO=1, which makes it a failure; any other start
 // failure fails the test.
-func Shared(t testing.TB) *Catalog {
-	t.Helper()
-	shared.once.Do(func() {
-		shared.cat, shared.err = Start()
-		if shared.err == nil {
-			fmt.Fprintf(os.Stderr, "icebergrest: Iceberg %s REST catalog started on %s in %s\n", Version, shared.cat.URI(), shared.cat.StartDuration.Round(time.Millisecond))
-		}
-	})
-	if shared.err != nil {
-		if errors.Is(shared.err, ErrNotInstalled) && os.Getenv(RequireEnv) != "1" {
-			t.Skipf("SKIPPING ICEBERG REST TESTS: %v (set %s=1 to make this a failure)", shared.err, RequireEnv)
-		}
-		t.Fatalf("icebergrest: %v", shared.err)
-	}
-	return shared.cat
-}
+func Shared(t testing.TB) *Catalog { t.Helper(); return shared.Get(t) }
 
 // Main runs the tests of a package and then stops the shared catalog if
 // one was started. Use it from TestMain: os.Exit(icebergrest.Main(m)).
-func Main(m *testing.M) int {
-	code := m.Run()
-	StopShared()
-	return code
-}
+func Main(m *testing.M) int { return shared.Main(m) }
 
 // StopShared stops the shared catalog, if it was started.
-func StopShared() {
-	if shared.cat != nil {
-		shared.cat.Stop()
-	}
-}
+func StopShared() { shared.StopShared() }

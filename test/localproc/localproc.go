@@ -1,6 +1,8 @@
 // Package localproc holds what the harnesses that run a server process for
-// tests (test/trinoserver, test/motoserver) share: picking a free loopback
-// port and reading a process's resident memory.
+// tests (test/pgtest, test/trinoserver, test/motoserver, test/icebergrest)
+// share: one process per test binary started on first use and its skip
+// policy (shared.go), picking a free loopback port and reading a process's
+// resident memory.
 package localproc
 
 import (

@@ -1,43 +1,34 @@
 package pgtest
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"sync"
 	"testing"
+
+	"github.com/ossie-dev/ossie/test/localproc"
 )
 
 // RequireEnv names the environment variable that turns a missing
 // PostgreSQL installation from a skip into a test failure ("1").
 const RequireEnv = "OSSIE_REQUIRE_POSTGRES"
 
-var shared struct {
-	once sync.Once
-	srv  *Server
-	err  error
+var shared = &localproc.Shared[*Server]{
+	Label: "pgtest", What: "POSTGRESQL", RequireEnv: RequireEnv, Missing: ErrNoBinaries,
+	Hint:  "install PostgreSQL 15 or set OSSIE_PG_BIN; ",
+	Start: Start,
+	Started: func(s *Server) string {
+		return fmt.Sprintf("PostgreSQL started on 127.0.0.1:%d in %s", s.Port(), s.StartDuration.Round(1e6))
+	},
+	Stop: func(s *Server) { _ = s.Stop() },
 }
 
 // Shared returns the test binary's shared server, starting it on first use
 // (concurrent callers wait for the one start). Use NewDatabase on it for
-// isolation; never stop it (use Start for a private server instead).
+// isolation; never stop it (use Private for a server of one's own).
 //
 // When no PostgreSQL installation exists the test is skipped with a loud
 // message, unless OSSIE_REQUIRE_POSTGRES=1, which makes it a failure. Any
 // other start failure fails the test.
-func Shared(t testing.TB) *Server {
-	t.Helper()
-	shared.once.Do(func() {
-		shared.srv, shared.err = Start()
-		if shared.err == nil {
-			fmt.Fprintf(os.Stderr, "pgtest: PostgreSQL started on 127.0.0.1:%d in %s\n", shared.srv.Port(), shared.srv.StartDuration.Round(1e6))
-		}
-	})
-	if shared.err != nil {
-		SkipOrFail(t, shared.err)
-	}
-	return shared.srv
-}
+func Shared(t testing.TB) *Server { t.Helper(); return shared.Get(t) }
 
 // Private starts a server owned by t (stopped and removed when t ends),
 // with the same skip policy as Shared. For tests that stop and restart the
@@ -55,25 +46,11 @@ func Private(t testing.TB) *Server {
 // SkipOrFail reports a failure to start PostgreSQL: a skip when the
 // binaries are missing and OSSIE_REQUIRE_POSTGRES is not "1", a fatal
 // failure otherwise.
-func SkipOrFail(t testing.TB, err error) {
-	t.Helper()
-	if errors.Is(err, ErrNoBinaries) && os.Getenv(RequireEnv) != "1" {
-		t.Skipf("SKIPPING POSTGRESQL TESTS: %v (install PostgreSQL 15 or set OSSIE_PG_BIN; set %s=1 to make this a failure)", err, RequireEnv)
-	}
-	t.Fatalf("pgtest: %v", err)
-}
+func SkipOrFail(t testing.TB, err error) { t.Helper(); shared.SkipOrFail(t, err) }
 
 // Main runs the tests of a package and then stops the shared server if one
 // was started. Use it from TestMain: os.Exit(pgtest.Main(m)).
-func Main(m *testing.M) int {
-	code := m.Run()
-	StopShared()
-	return code
-}
+func Main(m *testing.M) int { return shared.Main(m) }
 
 // StopShared stops and removes the shared server, if it was started.
-func StopShared() {
-	if shared.srv != nil {
-		_ = shared.srv.Stop()
-	}
-}
+func StopShared() { shared.StopShared() }
