@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler/plan"
@@ -44,10 +45,17 @@ func (s *Server) lookupFor(ctx context.Context, name string) (*model, *Error) {
 			return m, nil
 		}
 	}
+	// A caller who addressed namespace/name is offered namespace/name
+	// addresses, not the bare name that also reaches a unique model.
+	qualified := strings.Contains(name, "/")
 	var known []string
 	for _, m := range c.all {
 		if _, visible := m.visibleTo(ctx); visible && c.inNamespaces(ctx, m) {
-			known = append(known, c.address(m))
+			if qualified && m.namespace != "" {
+				known = append(known, qualify(m.namespace, m.art.Name))
+			} else {
+				known = append(known, c.address(m))
+			}
 		}
 	}
 	return nil, unknownModel(name, known)

@@ -111,11 +111,14 @@ semantic_model:
 	}
 	// A credential limited to one namespace reads its team's model under
 	// the bare name and never sees the other team's.
-	for _, tc := range []struct{ tok, mine, other string }{{tokA, "a_orders", "team-b"}, {tokB, "b_amount", "team-a"}} {
+	for _, tc := range []struct{ tok, mine, own, other string }{{tokA, "a_orders", "team-a", "team-b"}, {tokB, "b_amount", "team-b", "team-a"}} {
 		if code, body := srv.Call("GET", "/v1/models/sales", "", tc.tok); code != 200 || !strings.Contains(body, tc.mine) {
 			t.Errorf("bare name for %s: %d %s", tc.mine, code, body)
 		}
-		if code, body := srv.Call("GET", "/v1/namespaces/"+tc.other+"/models/sales", "", tc.tok); code != 404 || !strings.Contains(body, "OSS5003") {
+		// The models offered instead are addressed as the caller addressed
+		// (namespace/name), and only the caller's.
+		if code, body := srv.Call("GET", "/v1/namespaces/"+tc.other+"/models/sales", "", tc.tok); code != 404 || !strings.Contains(body, "OSS5003") ||
+			!strings.Contains(body, "loaded: "+tc.own+"/sales") {
 			t.Errorf("the other team's model for %s: %d %s", tc.mine, code, body)
 		}
 		if code, body := srv.Call("GET", "/v1/models", "", tc.tok); code != 200 || strings.Contains(body, tc.other) {
