@@ -28,7 +28,6 @@ package icebergrest
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,54 +178,18 @@ func (c *Catalog) start(home, javaBin string) error {
 		"CATALOG_URI=jdbc:sqlite:"+filepath.Join(c.dir, "catalog.db"),
 	)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
+	exited, err := localproc.Spawn(cmd, logf)
+	if err != nil {
 		return fmt.Errorf("icebergrest: start java: %w", err)
 	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		logf.Close()
-		close(exited)
-	}()
 	c.proc, c.exited = cmd, exited
-	if err := c.waitReady(); err != nil {
-		_ = cmd.Process.Kill()
-		<-exited
-		log, _ := os.ReadFile(c.LogPath())
-		if len(log) > 4000 {
-			log = log[len(log)-4000:]
-		}
-		return fmt.Errorf("icebergrest: the catalog did not start: %v\nend of %s:\n%s", err, c.LogPath(), log)
+	// GET /v1/config is the first call of every REST catalog client.
+	if err := localproc.WaitHTTP(c.URI()+"/v1/config", exited, startTimeout); err != nil {
+		localproc.Kill(cmd, exited)
+		return fmt.Errorf("icebergrest: the catalog did not start: %v\nend of %s:\n%s", err, c.LogPath(), localproc.Tail(c.LogPath(), 4000))
 	}
 	c.StartDuration = time.Since(begin)
 	return nil
-}
-
-// waitReady polls GET /v1/config (the first call of every REST catalog
-// client) until it answers 200.
-func (c *Catalog) waitReady() error {
-	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(startTimeout)
-	var last error
-	for time.Now().Before(deadline) {
-		select {
-		case <-c.exited:
-			return errors.New("the JVM exited")
-		default:
-		}
-		resp, err := client.Get(c.URI() + "/v1/config")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("/v1/config: %s", resp.Status)
-		}
-		last = err
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("no answer after %s (last: %v)", startTimeout, last)
 }
 
 // URI is the catalog's base URI, http://127.0.0.1:PORT.

@@ -33,7 +33,6 @@
 package motoserver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -158,48 +157,17 @@ func (s *Server) start(home string) error {
 	// If the test binary dies (timeout panic, kill), the kernel kills the
 	// server instead of leaving an orphan on the port.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	exited, err := localproc.Spawn(cmd, nil) // s.log stays open for tail; Stop closes it
+	if err != nil {
 		return fmt.Errorf("motoserver: start moto_server: %w", err)
 	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
 	s.proc, s.exited = cmd, exited
-	if err := s.waitAnswer(); err != nil {
-		_ = cmd.Process.Kill()
-		<-exited
-		return fmt.Errorf("motoserver: moto %s on 127.0.0.1:%d: %w\n--- server output (end) ---\n%s", Version, s.port, err, s.tail(4096))
+	if err := localproc.WaitHTTP(s.URL()+"/moto-api/", exited, startTimeout); err != nil {
+		localproc.Kill(cmd, exited)
+		return fmt.Errorf("motoserver: moto %s on 127.0.0.1:%d: %w\n--- server output (end) ---\n%s", Version, s.port, err, localproc.Tail(s.log.Name(), 4096))
 	}
 	s.StartDuration = time.Since(begin)
 	return nil
-}
-
-// waitAnswer polls /moto-api/ until it answers 200, the process exits or
-// startTimeout passes.
-func (s *Server) waitAnswer() error {
-	deadline := time.Now().Add(startTimeout)
-	client := &http.Client{Timeout: 2 * time.Second}
-	var last error
-	for time.Now().Before(deadline) {
-		select {
-		case <-s.exited:
-			return errors.New("moto_server exited")
-		default:
-		}
-		resp, err := client.Get(s.URL() + "/moto-api/")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("/moto-api/: %s", resp.Status)
-		}
-		last = err
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("no answer after %s (last: %v)", startTimeout, last)
 }
 
 // URL is the endpoint of every emulated service, http://127.0.0.1:PORT.
@@ -408,18 +376,4 @@ func SetEnv(t testing.TB, accessKeyID, secretAccessKey string) {
 	} {
 		t.Setenv(k, v)
 	}
-}
-
-// tail is the last n bytes of the server's output, for error messages.
-func (s *Server) tail(n int64) string {
-	size, err := s.log.Seek(0, 2)
-	if err != nil {
-		return err.Error()
-	}
-	off := max(size-n, 0)
-	b := make([]byte, size-off)
-	if _, err := s.log.ReadAt(b, off); err != nil {
-		return err.Error()
-	}
-	return string(bytes.TrimSpace(b))
 }

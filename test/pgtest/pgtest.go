@@ -249,19 +249,12 @@ func (s *Server) StartServer() error {
 	// Ctrl-C in a terminal (make cluster-demo) reaches the program, which
 	// stops the server itself, not the server directly.
 	cmd.SysProcAttr.Setpgid = true
-	if err := cmd.Start(); err != nil {
-		logf.Close()
+	exited, err := localproc.Spawn(cmd, logf)
+	if err != nil {
 		return fmt.Errorf("pgtest: start postgres: %w", err)
 	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		logf.Close()
-		close(exited)
-	}()
 	if err := waitReady(s.socketDSN(), exited); err != nil {
-		_ = cmd.Process.Kill()
-		<-exited
+		localproc.Kill(cmd, exited)
 		return fmt.Errorf("pgtest: postgres did not start: %v\nlog:\n%s", err, readFrom(s.LogPath(), logStart))
 	}
 	s.proc, s.exited = cmd, exited

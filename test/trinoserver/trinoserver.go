@@ -244,25 +244,18 @@ func (s *Server) start(opts Options) error {
 	// If the test binary dies (timeout panic, kill), the kernel kills the
 	// JVM instead of leaving an orphan holding a gigabyte.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logf.Close()
+	exited, err := localproc.Spawn(cmd, logf)
+	if err != nil {
 		return fmt.Errorf("trinoserver: start java: %w", err)
 	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		logf.Close()
-		close(exited)
-	}()
 	s.proc, s.exited = cmd, exited
 	err = s.waitStarted(opts.WhileStarting)
 	if err == nil {
 		err = s.waitNodes()
 	}
 	if err != nil {
-		_ = cmd.Process.Kill()
-		<-exited
-		return fmt.Errorf("trinoserver: Trino did not start: %v\nend of %s:\n%s", err, s.LogPath(), tail(s.LogPath(), 4000))
+		localproc.Kill(cmd, exited)
+		return fmt.Errorf("trinoserver: Trino did not start: %v\nend of %s:\n%s", err, s.LogPath(), localproc.Tail(s.LogPath(), 4000))
 	}
 	s.StartDuration = time.Since(begin)
 	return nil
@@ -513,16 +506,4 @@ func removeStale() {
 			_ = os.RemoveAll(d)
 		}
 	}
-}
-
-// tail is the last n bytes of a file, for error messages.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
 }
