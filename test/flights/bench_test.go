@@ -17,18 +17,6 @@ import (
 // time grain, one a derived ratio) on the flights model: planning only, no
 // engine. Target (issue 2): at most 50 µs per op.
 func BenchmarkPlanFlights(b *testing.B) {
-	data, err := os.ReadFile(modelFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	arts, probs := compiler.Load(data, compiler.CompileOptions{})
-	if probs.HasErrors() {
-		b.Fatalf("model: %v", probs)
-	}
-	p, err := plan.New(arts[0])
-	if err != nil {
-		b.Fatal(err)
-	}
 	q := &plan.Query{
 		Metrics:    []string{"flight_count", "avg_delay", "on_time_rate"},
 		Dimensions: []plan.Dimension{{Field: "origin.state"}, {Field: "flights.departure_time", Grain: "month"}},
@@ -36,15 +24,7 @@ func BenchmarkPlanFlights(b *testing.B) {
 		OrderBy:    []plan.Order{{Key: "flight_count", Dir: "desc"}},
 		Limit:      intp(100),
 	}
-	if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
-		b.Fatalf("plan: %v", probs)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
-			b.Fatal(probs)
-		}
-	}
+	benchPlan(b, loadFlights(b, false), q)
 }
 
 // BenchmarkServerVsRawSQL answers "flight count by origin state" two ways
@@ -124,64 +104,24 @@ const flightsTyped = `
 // BenchmarkPlanFlightsWindow plans a running total and a prior-year
 // comparison by origin state and month on the flights model.
 func BenchmarkPlanFlightsWindow(b *testing.B) {
-	data, err := os.ReadFile(modelFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	arts, probs := compiler.Load(append(data, flightsTyped...), compiler.CompileOptions{})
-	if probs.HasErrors() {
-		b.Fatalf("model: %v", probs)
-	}
-	p, err := plan.New(arts[0])
-	if err != nil {
-		b.Fatal(err)
-	}
 	q := &plan.Query{
 		Metrics:    []string{"flight_count", "flight_count_running", "flight_count_prior_year"},
 		Dimensions: []plan.Dimension{{Field: "origin.state"}, {Field: "flights.departure_time", Grain: "month"}},
 		Filters:    []plan.Filter{{Field: "flights.departure_time", Op: "in_date_range", Values: []any{"2024-01-01", "2024-12-31"}}},
 	}
-	if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
-		b.Fatalf("plan: %v", probs)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
-			b.Fatal(probs)
-		}
-	}
+	benchPlan(b, loadFlights(b, true), q)
 }
 
 // BenchmarkPlanFlightsCompare plans two compared date ranges (Cube's
 // compareDateRange) of a running total, a prior year and a year-to-date
 // against the prior year's year-to-date, by origin state and month.
 func BenchmarkPlanFlightsCompare(b *testing.B) {
-	data, err := os.ReadFile(modelFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	arts, probs := compiler.Load(append(data, flightsTyped...), compiler.CompileOptions{})
-	if probs.HasErrors() {
-		b.Fatalf("model: %v", probs)
-	}
-	p, err := plan.New(arts[0])
-	if err != nil {
-		b.Fatal(err)
-	}
 	q := &plan.Query{
 		Metrics: []string{"flight_count", "flight_count_running", "flight_count_prior_year", "flight_count_ytd_vs_prior_year"},
 		Dimensions: []plan.Dimension{{Field: "origin.state"}, {Field: "flights.departure_time", Grain: "month",
 			CompareDateRange: []any{[]any{"2001-04-01", "2001-06-30"}, []any{"2000-04-01", "2000-06-30"}}}},
 	}
-	if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
-		b.Fatalf("plan: %v", probs)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
-			b.Fatal(probs)
-		}
-	}
+	benchPlan(b, loadFlights(b, true), q)
 }
 
 // BenchmarkWindowVsRawSQL answers a running total and a prior-period
@@ -197,15 +137,7 @@ func BenchmarkWindowVsRawSQL(b *testing.B) {
 	}
 	e := newEnv(b, dir)
 	ctx := context.Background()
-	data, err := os.ReadFile(modelFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	arts, probs := compiler.Load(append(data, flightsTyped...), compiler.CompileOptions{})
-	if probs.HasErrors() {
-		b.Fatalf("model: %v", probs)
-	}
-	srv, err := server.New(server.Config{Engine: e.eng, Models: arts})
+	srv, err := server.New(server.Config{Engine: e.eng, Models: []*compiler.Artifact{loadFlights(b, true)}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -249,4 +181,41 @@ func BenchmarkWindowVsRawSQL(b *testing.B) {
 			}
 		})
 	})
+}
+
+// loadFlights compiles the flights model, with the typed metrics of
+// flightsTyped when typed.
+func loadFlights(b *testing.B, typed bool) *compiler.Artifact {
+	b.Helper()
+	data, err := os.ReadFile(modelFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if typed {
+		data = append(data, flightsTyped...)
+	}
+	arts, probs := compiler.Load(data, compiler.CompileOptions{})
+	if probs.HasErrors() {
+		b.Fatalf("model: %v", probs)
+	}
+	return arts[0]
+}
+
+// benchPlan times planning q for DuckDB on art (planned once first, so a
+// query that does not plan fails instead of timing errors).
+func benchPlan(b *testing.B, art *compiler.Artifact, q *plan.Query) {
+	b.Helper()
+	p, err := plan.New(art)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
+		b.Fatalf("plan: %v", probs)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, probs := p.Plan(q, dialect.DuckDB); probs.HasErrors() {
+			b.Fatal(probs)
+		}
+	}
 }
