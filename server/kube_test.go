@@ -187,6 +187,11 @@ func TestKubernetesMode(t *testing.T) {
 	if rev1 != "144.5" {
 		t.Errorf("v1 revenue %s, want 144.5", rev1)
 	}
+	// One namespace provides shop, so its bare name reaches it; a caller
+	// who addressed namespace/name is offered namespace/name.
+	if code, body := f.get("/v1/namespaces/team-b/models/shop"); code != http.StatusNotFound || !strings.Contains(body, "loaded: team-a/shop") {
+		t.Errorf("another namespace's name: %d %s", code, body)
+	}
 
 	// Hot swap to v2.
 	cm.BinaryData[v1alpha1.ArtifactKey] = encodeBundle(t, v2)
