@@ -72,7 +72,9 @@ func (p *Planner) planCompare(q *Query, i int, d dialect.Dialect, pol *policy) (
 			bad(path, "the answer's column compare_date_range would collide with the selected metric of that name")
 		}
 	}
-	loc, now := p.zoneNow(q)
+	// A bad zone is reported by the branches; the ranges resolve in UTC.
+	loc, _ := queryZone(q)
+	now := p.now()
 	ranges := make([][]any, len(dd.CompareDateRange))
 	labels := make([]string, len(dd.CompareDateRange))
 	for j, r := range dd.CompareDateRange {
@@ -119,21 +121,6 @@ func (p *Planner) planCompare(q *Query, i int, d dialect.Dialect, pol *policy) (
 		out.Rollup = first.Rollup
 	}
 	return out, nil
-}
-
-// zoneNow is the query's zone (UTC when it names none or a bad one, which
-// the branches report) and the clock, for relative ranges.
-func (p *Planner) zoneNow(q *Query) (*time.Location, time.Time) {
-	loc := time.UTC
-	if q.Timezone != "" {
-		if l, err := time.LoadLocation(q.Timezone); err == nil && l != time.Local {
-			loc = l
-		}
-	}
-	if p.Now != nil {
-		return loc, p.Now()
-	}
-	return loc, time.Now()
 }
 
 // compareRange checks one range, [start, end] or a relative range, and

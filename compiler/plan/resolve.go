@@ -106,18 +106,12 @@ func (s *resolver) fail(code, path, msg string) {
 func (p *Planner) resolve(q *Query, pr *prepared, pol *policy) (*bound, compiler.Problems) {
 	b := &bound{q: q, pr: pr, d: pr.d, pol: pol, loc: time.UTC, limit: -1, offset: q.Offset}
 	s := &resolver{p: p, b: b}
-	if q.Timezone != "" {
-		loc, err := time.LoadLocation(q.Timezone)
-		if err != nil || loc == time.Local { // "Local": the answer would depend on the machine
-			s.fail(compiler.CodeBadTimezone, "timezone", fmt.Sprintf("%q is not an IANA time zone name (e.g. \"Europe/Amsterdam\")", q.Timezone))
-		} else {
-			b.loc = loc
-		}
+	if loc, ok := queryZone(q); ok {
+		b.loc = loc
+	} else {
+		s.fail(compiler.CodeBadTimezone, "timezone", fmt.Sprintf("%q is not an IANA time zone name (e.g. \"Europe/Amsterdam\")", q.Timezone))
 	}
-	b.now = time.Now()
-	if p.Now != nil {
-		b.now = p.Now()
-	}
+	b.now = p.now()
 	if q.Limit != nil {
 		b.limit = *q.Limit
 		if *q.Limit < 0 {
@@ -527,3 +521,26 @@ func (w where) sub(suffix string) where { return where{w.list, w.i, w.suffix + s
 
 // at renders a list element path such as `filters[2]`.
 func at(list string, i int) string { return list + "[" + strconv.Itoa(i) + "]" }
+
+// queryZone is the query's time zone, UTC when it names none; ok is false
+// for a name that is not an IANA zone, and for "Local", whose answer would
+// depend on the machine.
+func queryZone(q *Query) (loc *time.Location, ok bool) {
+	if q.Timezone == "" {
+		return time.UTC, true
+	}
+	loc, err := time.LoadLocation(q.Timezone)
+	if err != nil || loc == time.Local {
+		return time.UTC, false
+	}
+	return loc, true
+}
+
+// now is the planner's clock (Now, else the wall clock), for relative
+// date ranges and rollup freshness.
+func (p *Planner) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
