@@ -8,51 +8,51 @@ import (
 	"github.com/ossie-dev/ossie/compiler/plan"
 )
 
-// rollupStates holds, per source, the rollup tables the operator published
-// with it (the artifact ConfigMap's data key v1alpha1.RollupsKey,
-// docs/rollups.md). Each model's planner reads them at every query
-// (plan.Planner.Rollups), so a state written after the artifact takes
-// effect without rebuilding the planner; the planner itself refuses a
-// state built for another artifact version or too old for its refresh.
+// rollupStates holds, per source and model, the rollup tables the operator
+// published with the source (the artifact ConfigMap's data key
+// v1alpha1.RollupsKey, docs/rollups.md), already in the planner's form:
+// they are converted once when published, not at every query. Each model's
+// planner reads them at every query (plan.Planner.Rollups), so a state
+// written after the artifact takes effect without rebuilding the planner;
+// the planner itself refuses a state built for another artifact version or
+// too old for its refresh.
 type rollupStates struct {
 	mu     sync.RWMutex
-	states map[string][]v1alpha1.RollupState // by Source.Key
+	states map[string]map[string][]plan.RollupState // by Source.Key, then model name
 }
 
 // SetRollups makes states the rollup tables of the source with key; nil
 // forgets them (every query of its models then reads the base tables).
 func (s *Store) SetRollups(key string, states []v1alpha1.RollupState) {
+	byModel := map[string][]plan.RollupState{}
+	for _, st := range states {
+		ps := plan.RollupState{Name: st.Name, Table: st.Table, ArtifactVersion: st.ArtifactVersion, BuiltAt: st.BuiltAt}
+		if !st.Watermark.IsZero() {
+			w := st.Watermark
+			ps.Watermark = &w
+		}
+		byModel[st.Model] = append(byModel[st.Model], ps)
+	}
 	s.rollups.mu.Lock()
 	defer s.rollups.mu.Unlock()
 	if s.rollups.states == nil {
-		s.rollups.states = map[string][]v1alpha1.RollupState{}
+		s.rollups.states = map[string]map[string][]plan.RollupState{}
 	}
 	if len(states) == 0 {
 		delete(s.rollups.states, key)
 		return
 	}
-	s.rollups.states[key] = states
+	s.rollups.states[key] = byModel
 }
 
 // rollupsOf returns the planner's view of the rollup states of model in
-// the source with key.
+// the source with key. The slice returned is shared: SetRollups replaces
+// it, never changes it.
 func (s *Store) rollupsOf(key, model string) func() []plan.RollupState {
 	return func() []plan.RollupState {
 		s.rollups.mu.RLock()
 		defer s.rollups.mu.RUnlock()
-		var out []plan.RollupState
-		for _, st := range s.rollups.states[key] {
-			if st.Model != model {
-				continue
-			}
-			ps := plan.RollupState{Name: st.Name, Table: st.Table, ArtifactVersion: st.ArtifactVersion, BuiltAt: st.BuiltAt}
-			if !st.Watermark.IsZero() {
-				w := st.Watermark
-				ps.Watermark = &w
-			}
-			out = append(out, ps)
-		}
-		return out
+		return s.rollups.states[key][model]
 	}
 }
 
