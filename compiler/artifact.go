@@ -116,6 +116,10 @@ type ArtifactField struct {
 	// the field, its dataset or its model (the nearest wins); "" means not
 	// declared (the install default applies, UTC unless configured).
 	StoredTimezone string `json:"stored_timezone,omitempty"`
+	// DatatypeResolved marks a Datatype the document left out: it is the
+	// type the field's expression has in the engine, found when the model
+	// was bound (WithEngineTypes).
+	DatatypeResolved bool `json:"datatype_resolved,omitempty"`
 }
 
 // ArtifactJoinChoice records a dataset that reaches another by two or more

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
+	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/bindcheck"
 )
 
@@ -16,7 +18,8 @@ import (
 // artifact it asks the live engine which columns the source has and checks
 // every physical column the model reads and the time zone kind of
 // DateTime/DateTimeTz columns (engine/bindcheck; DESIGN.md section 3,
-// "checked at bind time").
+// "checked at bind time"). Each field that declares no datatype takes
+// the type the engine gives its expression, in the published bundle.
 //
 //   - A missing table or column (engine.ErrNotFound, or absent from the
 //     description), or a DateTimeTz field over a naive timestamp column
@@ -72,6 +75,18 @@ func (r *Reconciler) bind(ctx context.Context, p *pass) {
 		p.setCondition(v1alpha1.ConditionDriftDetected, metav1.ConditionTrue, v1alpha1.ReasonPermissionDenied,
 			fmt.Sprintf("%d source(s) the engine may not read (a missing grant: grant SELECT; or a file outside the DuckDB sandbox; no new version is published meanwhile): %s", len(denied), strings.Join(denied, "; ")))
 		return
+	}
+	// Fields without datatype are published with the engine's type, so the
+	// server plans them as the engine stores them (bindcheck.Result.Resolve).
+	if arts := res.Resolve(p.bundle.Artifacts); !slices.Equal(arts, p.bundle.Artifacts) {
+		b := compiler.NewBundle(arts)
+		data, err := compiler.EncodeBundle(b)
+		if err != nil {
+			p.drift = true
+			p.setCondition(v1alpha1.ConditionDriftDetected, metav1.ConditionTrue, v1alpha1.ReasonDrift, "cannot encode the bound artifact bundle: "+err.Error())
+			return
+		}
+		p.bundle, p.data = b, data
 	}
 	p.bound = true
 	p.setCondition(v1alpha1.ConditionDriftDetected, metav1.ConditionFalse, v1alpha1.ReasonNoDrift,

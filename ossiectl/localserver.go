@@ -63,14 +63,22 @@ func (l *localServerFlags) open(ctx context.Context, e *env, log *slog.Logger, c
 		return nil, nil, err
 	}
 	files := server.ModelFiles{Paths: l.models, Governance: l.gov, Options: l.opts}
-	arts, err := files.Load()
-	if err != nil {
+	if _, err := files.Load(ctx); err != nil {
 		fmt.Fprintln(e.stderr, err)
 		return nil, nil, failed
 	}
 	eng, err := l.ef.open(ctx, l.dbPath, tables, l.opts)
 	if err != nil {
 		return nil, nil, err
+	}
+	// Bound at load, as the server does (server.BindModels): engine types
+	// for fields without datatype, OSS5008 for a contradicted time zone kind.
+	files.Engine = eng
+	arts, err := files.Load(ctx)
+	if err != nil {
+		eng.Close()
+		fmt.Fprintln(e.stderr, err)
+		return nil, nil, failed
 	}
 	// Model SQL must not reach the host: after loading, DuckDB may read
 	// only the models' own files (docs/server.md).

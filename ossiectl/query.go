@@ -88,6 +88,15 @@ func (e *env) queryCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
+			// Bound as the server binds at load (server.BindModels): engine
+			// types for fields without datatype, OSS5008 for a declared time
+			// zone kind the engine contradicts.
+			if arts, err = server.BindModels(ctx, eng, arts, args[0], 0); err != nil {
+				return e.reportBindError(err)
+			}
+			if art, err = pickModel(arts, model); err != nil {
+				return err
+			}
 			// DebugErrors: the local user owns the engine, so an engine failure
 			// shows the engine's message (never under --role, which is governed).
 			var states []v1alpha1.RollupState
@@ -253,6 +262,23 @@ func (e *env) reportAnswerError(err error, inMemory bool) error {
 		return failf("%s", msg)
 	}
 	return failf("%v", err)
+}
+
+// reportBindError reports a model that did not bind (server.BindModels):
+// its problems (exit 1), or an engine that did not answer, with the same
+// next step as a query it did not answer.
+func (e *env) reportBindError(err error) error {
+	var le *server.LoadError
+	switch {
+	case errors.As(err, &le):
+		fmt.Fprintln(e.stderr, err)
+		return failed
+	case errors.Is(err, postgres.ErrAuthFailed):
+		return &exitError{code: ExitUnreachable, message: fmt.Sprintf("error %s: %v; fix the credentials (--password-file, --dsn-file or --dsn-env), then retry", compiler.CodeEngine, err)}
+	case errors.Is(err, engine.ErrUnavailable):
+		return &exitError{code: ExitUnreachable, message: fmt.Sprintf("error %s: %v; check that the engine is running and reachable (and the connection string), then retry", compiler.CodeEngine, err)}
+	}
+	return failf("error %s: %v", compiler.CodeEngine, err)
 }
 
 // missingRelation reports whether an engine message says a table or view

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strings"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
@@ -139,7 +138,7 @@ func resultColumns(pc []plan.Column, ec []engine.Column) []ResultColumn {
 		rc := ResultColumn{Name: c.Name, Kind: c.Kind, Grain: c.Grain, Type: c.Datatype, Timezone: c.Timezone, StoredTimezone: c.StoredTimezone}
 		if i < len(ec) {
 			rc.EngineType = ec[i].Type
-			if t := datatypeOf(ec[i].Type); t != ossie.TypeOpaque || rc.Type == "" {
+			if t := engine.Datatype(ec[i].Type); t != ossie.TypeOpaque || rc.Type == "" {
 				rc.Type = string(t)
 			}
 		}
@@ -154,35 +153,4 @@ func planColumns(pc []plan.Column) []ResultColumn {
 		out[i] = ResultColumn{Name: c.Name, Kind: c.Kind, Type: c.Datatype, Grain: c.Grain, Timezone: c.Timezone, StoredTimezone: c.StoredTimezone}
 	}
 	return out
-}
-
-// datatypeOf maps an engine type name (DuckDB, PostgreSQL and Trino
-// spellings) to the Ossie datatype describing the returned values.
-func datatypeOf(engineType string) ossie.Datatype {
-	t := strings.ToUpper(strings.TrimSpace(engineType))
-	if i := strings.IndexByte(t, '('); i >= 0 {
-		t = strings.TrimSpace(t[:i])
-	}
-	switch t {
-	case "BOOLEAN", "BOOL":
-		return ossie.TypeBoolean
-	case "TINYINT", "SMALLINT", "INTEGER", "INT", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-		"UINTEGER", "UBIGINT", "UHUGEINT", "INT2", "INT4", "INT8":
-		return ossie.TypeInteger
-	case "DECIMAL", "NUMERIC":
-		return ossie.TypeDecimal
-	case "FLOAT", "DOUBLE", "REAL", "DOUBLE PRECISION", "FLOAT4", "FLOAT8":
-		return ossie.TypeFloat
-	case "VARCHAR", "TEXT", "CHAR", "STRING", "ENUM", "UUID":
-		return ossie.TypeString
-	case "DATE":
-		return ossie.TypeDate
-	case "TIME", "TIMETZ":
-		return ossie.TypeTime
-	case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "DATETIME":
-		return ossie.TypeDateTime
-	case "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE":
-		return ossie.TypeDateTimeTz
-	}
-	return ossie.TypeOpaque
 }

@@ -104,7 +104,7 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 	case string:
 		return appendJSONString(b, x), nil
 	case time.Time:
-		return x.AppendFormat(append(b, '"'), time.RFC3339Nano), nil
+		return append(x.AppendFormat(append(b, '"'), time.RFC3339Nano), '"'), nil
 	}
 	m, err := marshalNoHTML(v)
 	return append(b, m...), err

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -55,6 +57,15 @@ func LoadModelFiles(paths []string, opts compiler.CompileOptions) ([]*compiler.A
 // "governance") are reported under its name, once per model file it was
 // checked with.
 func LoadGovernedModelFiles(paths []string, governanceFile string, opts compiler.CompileOptions) ([]*compiler.Artifact, error) {
+	return ModelFiles{Paths: paths, Governance: governanceFile, Options: opts}.Load(context.Background())
+}
+
+// Load compiles the files (LoadGovernedModelFiles) and, when f.Engine is
+// set, binds each file's models to it (BindModels): every problem of
+// every file at once in a *LoadError, or the error of an engine that did
+// not answer.
+func (f ModelFiles) Load(ctx context.Context) ([]*compiler.Artifact, error) {
+	paths, governanceFile, opts := f.Paths, f.Governance, f.Options
 	var (
 		all    []*compiler.Artifact
 		failed []FileProblems
@@ -92,6 +103,18 @@ func LoadGovernedModelFiles(paths []string, governanceFile string, opts compiler
 				failed = append(failed, FileProblems{File: governanceFile, Problems: govs})
 			}
 			continue
+		}
+		if f.Engine != nil {
+			bound, err := BindModels(ctx, f.Engine, arts, path, f.BindTimeout)
+			var le *LoadError
+			switch {
+			case errors.As(err, &le):
+				failed = append(failed, le.Files...)
+				continue
+			case err != nil:
+				return nil, err // the engine did not answer: no file can be checked
+			}
+			arts = bound
 		}
 		var dup compiler.Problems
 		for i, a := range arts {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine"
 )
 
 // filesSource is the store source of local mode's model files.
@@ -22,17 +23,15 @@ const filesSource = "files"
 const LoadErrorCompile = "compile"
 
 // ModelFiles are the inputs of local mode: model documents, an optional
-// governance file applied to each, and the compile options.
+// governance file applied to each, the compile options, and the engine
+// the models are bound to when they load (BindModels; nil: not bound,
+// for callers that only compile).
 type ModelFiles struct {
-	Paths      []string
-	Governance string
-	Options    compiler.CompileOptions
-}
-
-// Load compiles the files (LoadGovernedModelFiles): every problem of
-// every file at once in a *LoadError.
-func (f ModelFiles) Load() ([]*compiler.Artifact, error) {
-	return LoadGovernedModelFiles(f.Paths, f.Governance, f.Options)
+	Paths       []string
+	Governance  string
+	Options     compiler.CompileOptions
+	Engine      engine.Engine
+	BindTimeout time.Duration // each look-up of the bind; <= 0: DefaultBindTimeout
 }
 
 func (f ModelFiles) all() []string {
@@ -123,7 +122,7 @@ func (r *Reloader) reload(force bool) error {
 	}
 	r.digest = d
 	src := Source{Key: filesSource}
-	arts, err := r.files.Load()
+	arts, err := r.files.Load(context.Background())
 	if err != nil {
 		r.s.store.Fail(src, LoadErrorCompile, err)
 		return err

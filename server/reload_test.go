@@ -38,7 +38,7 @@ func newReloadFixture(t *testing.T) *reloadFixture {
 		writeFile(t, dst, string(b))
 	}
 	files := ModelFiles{Paths: []string{f.model}, Governance: f.gov}
-	arts, err := files.Load()
+	arts, err := files.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

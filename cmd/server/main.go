@@ -103,12 +103,12 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL, Limits: o.limits, AnyHost: o.auth.AnyHost(o.addr), Audit: &server.AuditOptions{FilterValues: o.auditValues}}
 	files := server.ModelFiles{Paths: o.models, Governance: o.governance, Options: compiler.CompileOptions{DefaultCatalog: o.catalog, DefaultSchema: o.schema, StoredTimezone: o.storedTimezone}}
 	if !o.kube {
-		arts, err := files.Load()
-		if err != nil {
+		// Compile first: a model's problems are reported even when the
+		// engine cannot be opened.
+		if _, err := files.Load(ctx); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
-		cfg.Models = arts
 	}
 	if err := checkDuckDBFile(o.dbPath, o.createDB); err != nil {
 		fmt.Fprintln(stderr, "server: "+err.Error())
@@ -120,6 +120,18 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 		return 1
 	}
 	defer eng.Close()
+	if !o.kube {
+		// Bound at load: fields without datatype take the engine's type,
+		// and a declared time zone kind the engine contradicts (OSS5008)
+		// refuses to start instead of answering shifted (BindModels).
+		files.Engine = eng
+		arts, err := files.Load(context.WithoutCancel(ctx)) // bounded by the bind timeout, like Sandbox
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		cfg.Models = arts
+	}
 	if err := server.Sandbox(context.WithoutCancel(ctx), eng, cfg.Models); err != nil {
 		log.Error("cannot sandbox the engine", "error", err)
 		return 1

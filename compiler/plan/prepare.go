@@ -120,7 +120,7 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 	pr.unsupported = compiler.CheckEngine(p.art, d)
 	for i := range p.art.Datasets {
 		ds := &p.art.Datasets[i]
-		pr.source[ds.Name] = sourceSQL(d, ds.Source)
+		pr.source[ds.Name] = SourceSQL(d, ds.Source)
 		quote(ds.Name)
 		alias := pr.quoted[ds.Name]
 		for _, f := range ds.Fields {
@@ -177,8 +177,9 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 	return pr
 }
 
-// sourceSQL renders a dataset source as a FROM item.
-func sourceSQL(d dialect.Dialect, s compiler.ResolvedSource) string {
+// SourceSQL renders a dataset source as a FROM item of dialect d: quoted
+// table path parts, the dialect's file reader, or the query in parentheses.
+func SourceSQL(d dialect.Dialect, s compiler.ResolvedSource) string {
 	switch s.Kind {
 	case compiler.SourceQuery:
 		return "(" + s.Query + ")"

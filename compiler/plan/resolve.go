@@ -434,6 +434,11 @@ func (b *bound) columns() []Column {
 		if dm.zone != "" || dm.storedZone != "" {
 			c.Timezone = b.loc.String()
 		}
+		if dm.zone != "" && dm.f.Datatype == ossie.TypeDateTimeTz {
+			// Converted to wall time in the query zone (rewrite_timezone.go):
+			// the values are naive, as the engine's answer column says.
+			c.Datatype = string(ossie.TypeDateTime)
+		}
 		if dm.grain != "" {
 			c.Datatype = string(ossie.TypeDate)
 			if dm.grain == dialect.Hour {

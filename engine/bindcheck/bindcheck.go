@@ -2,10 +2,14 @@
 // table, file or query a dataset reads exists, every physical column the
 // model reads exists (field expressions, relationship and key columns that
 // name no field, columns metrics read without a field), and every field
-// declared DateTime or DateTimeTz over a bare column matches whether the
-// engine stores that column with a time zone. The operator's bind step and
-// `ossiectl validate --engine` both use it, so they agree (DESIGN.md
-// section 3, "checked at bind time").
+// declared DateTime or DateTimeTz matches whether the engine gives its
+// expression a time zone. It also finds the type the engine gives each
+// field that declares no datatype (Result.Types), which
+// compiler.WithEngineTypes applies. Every path that answers from a model
+// binds it here first: the operator's bind step, `ossiectl validate
+// --engine`, `ossiectl query`, `ossiectl serve` and the server loading
+// model files (server.BindModels), so they agree (DESIGN.md section 3,
+// "checked at bind time").
 package bindcheck
 
 import (
@@ -19,6 +23,7 @@ import (
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/expr"
+	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
 )
 
@@ -42,6 +47,10 @@ type Result struct {
 	Denied      []string // the engine's user may not read a table
 	Mismatched  []string // a declared datatype disagrees with the stored type (OSS5008)
 	Unavailable error
+	// Types holds, for the i-th artifact given to Check, the datatype the
+	// engine gives each field that declares none (compiler.WithEngineTypes);
+	// a dataset whose source or columns are missing has no entry.
+	Types []compiler.FieldTypes
 	// Problems restates Missing, Denied and Mismatched as problems
 	// (OSS5001, OSS5008) with document paths (semantic_model[i] is the
 	// i-th artifact given to Check), for ossiectl.
@@ -50,6 +59,20 @@ type Result struct {
 
 // Drift reports whether anything is missing, unreadable or mismatched.
 func (r *Result) Drift() bool { return len(r.Missing)+len(r.Denied)+len(r.Mismatched) > 0 }
+
+// Resolve returns arts (the artifacts given to Check, in order) with the
+// engine's types applied to the fields that declare none
+// (compiler.WithEngineTypes).
+func (r *Result) Resolve(arts []*compiler.Artifact) []*compiler.Artifact {
+	out := make([]*compiler.Artifact, len(arts))
+	for i, a := range arts {
+		out[i] = a
+		if i < len(r.Types) {
+			out[i] = compiler.WithEngineTypes(a, r.Types[i])
+		}
+	}
+	return out
+}
 
 // Check describes each distinct source once (each call bounded by
 // timeout) and checks every artifact against it. It stops at the first
@@ -62,6 +85,8 @@ func Check(ctx context.Context, eng engine.Engine, arts []*compiler.Artifact, ti
 	for ai, art := range arts {
 		base := fmt.Sprintf("semantic_model[%d]", ai)
 		need := NeededColumns(art)
+		types := compiler.FieldTypes{}
+		res.Types = append(res.Types, types)
 		for i, ds := range art.Datasets {
 			label, key := SourceLabel(ds.Source)
 			d, seen := described[key]
@@ -73,16 +98,29 @@ func Check(ctx context.Context, eng engine.Engine, arts []*compiler.Artifact, ti
 			switch {
 			case d.err == nil:
 				b.Columns = len(d.cols)
+				complete := true
 				for _, c := range need[ds.Name] {
 					if _, ok := column(d.cols, c, foldCase); !ok {
+						complete = false
 						b.Missing = append(b.Missing, label+"."+c)
 						msg := fmt.Sprintf("dataset %s: column %q does not exist in %s", ds.Name, c, label)
 						res.Missing = append(res.Missing, msg)
 						res.Problems = append(res.Problems, problem(compiler.CodeEngine, fmt.Sprintf("%s.datasets[%d]", base, i), "the model has drifted from the engine: "+msg))
 					}
 				}
+				typs, err := exprTypes(ctx, eng, &ds, d.cols, foldCase, complete, timeout)
+				if err != nil {
+					res.Unavailable = fmt.Errorf("cannot check %s: %w", label, err)
+					return res
+				}
 				for j, f := range ds.Fields {
-					if msg := zoneMismatch(ds.Name, label, f, d.cols, foldCase); msg != "" {
+					if f.Datatype == "" && typs[j] != "" {
+						if types[ds.Name] == nil {
+							types[ds.Name] = map[string]ossie.Datatype{}
+						}
+						types[ds.Name][f.Name] = engine.Datatype(typs[j])
+					}
+					if msg := zoneMismatch(ds.Name, label, f, typs[j]); msg != "" {
 						res.Mismatched = append(res.Mismatched, msg)
 						res.Problems = append(res.Problems, problem(compiler.CodeBindingType, fmt.Sprintf("%s.datasets[%d].fields[%d].datatype", base, i, j), msg))
 					}
@@ -201,45 +239,79 @@ func column(cols []engine.Column, name string, foldCase bool) (engine.Column, bo
 	return engine.Column{}, false
 }
 
-// zoneMismatch checks a DateTime or DateTimeTz field whose expression is a
-// bare column: DateTimeTz needs a column stored with a time zone
-// (TIMESTAMPTZ, TIMESTAMP WITH TIME ZONE), DateTime a naive timestamp.
+// exprTypes returns the engine's type name of each field expression of ds
+// that needs one (a field without datatype, or a DateTime or DateTimeTz
+// one), "" for the others: a bare column's type from the source's
+// description, any other expression's from one LIMIT 0 query of all of
+// them, run only when complete (no column ds reads is missing). The
+// error is set only when the engine did not answer (a query it
+// refuses, such as a type error in an expression, leaves those types
+// unknown; planning reports it when a query reads the field).
+func exprTypes(ctx context.Context, eng engine.Engine, ds *compiler.ArtifactDataset, cols []engine.Column, foldCase, complete bool, timeout time.Duration) ([]string, error) {
+	out := make([]string, len(ds.Fields))
+	d := eng.Dialect()
+	quote := func(r expr.Ref) (string, error) { return d.QuoteIdent(r.Name), nil }
+	var sel []string
+	var at []int
+	for j, f := range ds.Fields {
+		if f.Expr.Node == nil || (f.Datatype != "" && f.Datatype != ossie.TypeDateTime && f.Datatype != ossie.TypeDateTimeTz) {
+			continue
+		}
+		if ref, ok := f.Expr.Node.(expr.Ref); ok {
+			if c, ok := column(cols, ref.Name, foldCase); ok {
+				out[j] = c.Type
+			}
+			continue
+		}
+		sql, err := expr.Render(f.Expr.Node, d, quote)
+		if err != nil {
+			continue // an engine that cannot compute it: CheckEngine says so
+		}
+		sel = append(sel, sql+" AS "+d.QuoteIdent(fmt.Sprintf("f%d", len(sel))))
+		at = append(at, j)
+	}
+	if len(sel) == 0 || !complete {
+		return out, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r, err := eng.Query(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM "+plan.SourceSQL(d, ds.Source)+" AS ossie_bind LIMIT 0", 0)
+	switch {
+	case err == nil && len(r.Columns) == len(at):
+		for k, j := range at {
+			out[j] = r.Columns[k].Type
+		}
+	case err != nil && (errors.Is(err, engine.ErrUnavailable) || ctx.Err() != nil):
+		if ctx.Err() != nil {
+			err = fmt.Errorf("no answer within %s: %w", timeout, err)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// zoneMismatch checks a DateTime or DateTimeTz field against typ, the
+// engine's type of its expression: DateTimeTz needs a timestamp with a
+// time zone (TIMESTAMPTZ, TIMESTAMP WITH TIME ZONE), DateTime a naive one.
 // Reading one as the other would shift every answer by the session's
-// offset, so it is a binding problem, never a silent conversion.
-func zoneMismatch(ds, label string, f compiler.ArtifactField, cols []engine.Column, foldCase bool) string {
+// offset, and the engines shift differently, so it is a binding problem
+// (OSS5008), never a silent conversion.
+func zoneMismatch(ds, label string, f compiler.ArtifactField, typ string) string {
 	if f.Datatype != ossie.TypeDateTime && f.Datatype != ossie.TypeDateTimeTz {
 		return ""
 	}
-	ref, ok := f.Expr.Node.(expr.Ref)
-	if !ok {
-		return ""
+	tz, ts := engine.TimestampKind(typ)
+	what := "its expression " + f.SQL + " is " + typ
+	if ref, ok := f.Expr.Node.(expr.Ref); ok {
+		what = fmt.Sprintf("column %q of %s is %s", ref.Name, label, typ)
 	}
-	c, ok := column(cols, ref.Name, foldCase)
-	if !ok {
-		return ""
-	}
-	tz, ts := timestampKind(c.Type)
 	switch {
 	case !ts:
 		return ""
 	case f.Datatype == ossie.TypeDateTimeTz && !tz:
-		return fmt.Sprintf("field %s.%s is declared DateTimeTz, but column %q of %s is %s, a timestamp without time zone; declare it DateTime (and its stored zone with the OSSIE timezone extension if it is not UTC)", ds, f.Name, c.Name, label, c.Type)
+		return fmt.Sprintf("field %s.%s is declared DateTimeTz, but %s, a timestamp without time zone; declare it DateTime (and its stored zone with the OSSIE timezone extension if it is not UTC)", ds, f.Name, what)
 	case f.Datatype == ossie.TypeDateTime && tz:
-		return fmt.Sprintf("field %s.%s is declared DateTime (naive), but column %q of %s is %s, which stores instants with a time zone; declare it DateTimeTz", ds, f.Name, c.Name, label, c.Type)
+		return fmt.Sprintf("field %s.%s is declared DateTime (naive), but %s, which stores instants with a time zone; declare it DateTimeTz", ds, f.Name, what)
 	}
 	return ""
-}
-
-// timestampKind reads an engine type name: whether it is a timestamp and
-// whether it carries a time zone. Spellings: DuckDB TIMESTAMP,
-// TIMESTAMP_NS, TIMESTAMP WITH TIME ZONE; PostgreSQL TIMESTAMP,
-// TIMESTAMPTZ; Trino timestamp(3), timestamp(3) with time zone.
-func timestampKind(typ string) (tz, ts bool) {
-	t := strings.ToUpper(strings.TrimSpace(typ))
-	if !strings.HasPrefix(t, "TIMESTAMP") && !strings.HasPrefix(t, "DATETIME") {
-		return false, false
-	}
-	tz = strings.HasPrefix(t, "TIMESTAMPTZ") || strings.HasPrefix(t, "TIMESTAMP_TZ") ||
-		(strings.Contains(t, "WITH TIME ZONE") && !strings.Contains(t, "WITHOUT TIME ZONE"))
-	return tz, true
 }
