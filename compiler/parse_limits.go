@@ -33,7 +33,23 @@ var DocumentLimits = prescan.Limits{Bytes: MaxDocumentBytes, Depth: maxDepth, No
 // it; so must any other reader of a document (ossiectl's manifest and
 // editing commands).
 func CheckDocument(data []byte) *Problem {
-	e := prescan.YAML(data, DocumentLimits)
+	return limitProblem(prescan.YAML(data, DocumentLimits))
+}
+
+// BodyLimits bound a JSON request body (a query, an MCP request): real
+// ones are a few levels deep and hold at most a few thousand filter
+// values; their size is bounded by the server's body limit (OSS5004).
+var BodyLimits = prescan.Limits{Depth: 64, Nodes: 100_000}
+
+// CheckBody refuses a JSON request body over BodyLimits with a
+// CodeDocumentTooComplex problem at its line and column, in one pass over
+// its bytes and before it is decoded. Nil when it is within them.
+func CheckBody(data []byte) *Problem {
+	return limitProblem(prescan.JSON(data, BodyLimits))
+}
+
+// limitProblem is the problem of a scan's refusal, nil for none.
+func limitProblem(e *prescan.Error) *Problem {
 	if e == nil {
 		return nil
 	}
