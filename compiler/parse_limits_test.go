@@ -166,3 +166,19 @@ func FuzzReadBounded(f *testing.F) {
 		}
 	})
 }
+
+// TestExtensionDataBounded: the JSON inside an Ossie custom extension's
+// data scalar is scanned under the body limits: 100 levels is OSS1021 at
+// the extension's path.
+func TestExtensionDataBounded(t *testing.T) {
+	doc := `{"version": "0.2.0.dev0", "semantic_model": [{"name": "m", "datasets": [{"name": "t", "source": "t", "fields": [{"name": "a", "expression": {"dialects": [{"dialect": "ANSI_SQL", "expression": "a"}]}}]}],
+"custom_extensions": [{"vendor_name": "OSSIE", "data": "{\"timezone\": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}"}]}]}`
+	parsed, probs := Parse([]byte(doc))
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	probs = Validate(parsed)
+	if len(probs) != 1 || probs[0].Code != CodeDocumentTooComplex || probs[0].Path != "semantic_model[0].custom_extensions[0].data" {
+		t.Errorf("%v", probs)
+	}
+}

@@ -1,6 +1,7 @@
 package ossiectl
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -49,6 +50,11 @@ type manifestInput struct {
 func readOssieInput(data []byte) (*ossieInput, compiler.Problems) {
 	if p := compiler.CheckDocument(data); p != nil {
 		return nil, compiler.Problems{*p}
+	}
+	if !bytes.Contains(data, []byte("SemanticModel")) {
+		// Not a manifest: spare a plain document a second YAML parse, the
+		// largest part of what reading it costs.
+		return &ossieInput{doc: data}, nil
 	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil || len(f.Docs) != 1 {
