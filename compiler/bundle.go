@@ -10,6 +10,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/ossie-dev/ossie/compiler/prescan"
 )
 
 // Bundle is every artifact compiled from one document (one per
@@ -63,9 +65,17 @@ func EncodeBundle(b *Bundle) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// bundleLimits bound a bundle's JSON before it is decoded: an artifact
+// nests as deep as its longest expression chain (compiler/expr's tagged
+// trees), so the depth allowed is encoding/json's own; values are not
+// counted, decoding them is linear in the bytes maxBytes bounds.
+var bundleLimits = prescan.Limits{Depth: 10_000}
+
 // DecodeBundle reads what EncodeBundle wrote (gzip or plain JSON). It
 // refuses an unknown format, a version that does not match the artifacts,
-// or more than maxBytes of uncompressed JSON (maxBytes <= 0: 64 MiB).
+// more than maxBytes of uncompressed JSON (maxBytes <= 0: 64 MiB), or JSON
+// nesting deeper than 10,000 levels (OSS1021, with its line, before it is
+// decoded).
 func DecodeBundle(data []byte, maxBytes int64) (*Bundle, error) {
 	if maxBytes <= 0 {
 		maxBytes = 64 << 20
@@ -85,6 +95,9 @@ func DecodeBundle(data []byte, maxBytes int64) (*Bundle, error) {
 	}
 	if int64(len(js)) > maxBytes {
 		return nil, fmt.Errorf("artifact bundle: larger than %d bytes uncompressed", maxBytes)
+	}
+	if p := limitProblem(prescan.JSON(js, bundleLimits)); p != nil {
+		return nil, fmt.Errorf("artifact bundle: %d:%d: %s %s", p.Line, p.Column, p.Code, p.Message)
 	}
 	var b Bundle
 	if err := json.Unmarshal(js, &b); err != nil {

@@ -13,6 +13,7 @@ const (
 	CodeInvalidValue       = "OSS1007" // value outside its enumeration (datatype, source kind)
 	CodeSchema             = "OSS1008" // JSON Schema violation not covered by a more specific code
 	CodeDocumentTooLarge   = "OSS1020" // document over MaxDocumentBytes
+	CodeDocumentTooComplex = "OSS1021" // document or body nests too deep, holds too many values, or a mapping too many keys
 
 	CodeDuplicateName       = "OSS2001" // two datasets/fields/metrics/relationships share a name
 	CodeUnknownDataset      = "OSS2002" // a relationship or reference names a dataset that does not exist

@@ -1,117 +1,61 @@
 package compiler
 
-import "fmt"
+import "github.com/ossie-dev/ossie/compiler/prescan"
 
-// MaxDocumentBytes bounds a model or governance document. The YAML parser's
-// cost grows faster than linearly with nesting, so size and depth are
-// checked by one linear scan before it runs (issue 13: a 40 KB document of
-// nested brackets took 6.6 s and 0.9 GB). Real documents are far smaller;
-// a Kubernetes object, which carries the operator's copy, is at most
-// 1.5 MiB.
-const MaxDocumentBytes = 8 << 20
+// MaxDocumentBytes bounds a model or governance document: a Kubernetes
+// object, which carries the operator's copy, is at most 1.5 MiB, and the
+// YAML parser's memory grows by about fifty bytes per byte of scalar text.
+const MaxDocumentBytes = 3 << 19
 
-// checkLimits refuses a document over MaxDocumentBytes (CodeDocumentTooLarge)
-// or one that nests deeper than maxDepth (CodeSyntax, like the tree walk's
-// own check), in one pass over the bytes with constant work per byte.
-//
-// The depth it measures is an upper bound of the YAML nesting: flow
-// collections (`[`, `{` opening a value, and every one inside a flow
-// collection) outside quotes and comments, plus block levels (each new,
-// deeper indentation of a line, and each compact `- ` or `? ` indicator
-// that opens a line's content). A document it accepts therefore nests at
-// most maxDepth deep (the parser may still refuse it as malformed).
-func checkLimits(data []byte) *Problem {
-	if len(data) > MaxDocumentBytes {
-		return &Problem{Code: CodeDocumentTooLarge, Severity: SeverityError, Line: 1, Column: 1,
-			Message: fmt.Sprintf("document is %d bytes, over the limit of %d bytes", len(data), MaxDocumentBytes)}
-	}
-	var (
-		indents    []int // open block indentation columns, increasing
-		flow       int   // open flow collections
-		quote      byte  // ' or " while inside a quoted scalar, else 0
-		line, col  = 1, 0
-		lineStart  = true // only spaces seen so far on this line
-		valueStart = true // the next non-space character may open a value
-	)
-	deep := func() *Problem {
-		return &Problem{Code: CodeSyntax, Severity: SeverityError, Line: line, Column: col,
-			Message: fmt.Sprintf("document nests deeper than %d levels", maxDepth)}
-	}
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		col++
-		if c == '\n' {
-			line, col, lineStart, valueStart = line+1, 0, true, true
-			continue
-		}
-		if quote != 0 {
-			switch {
-			case quote == '"' && c == '\\':
-				i++ // an escaped character cannot end the string
-				col++
-			case c == quote:
-				quote, valueStart = 0, false
-			}
-			continue
-		}
-		if c == ' ' || c == '\t' || c == '\r' {
-			continue
-		}
-		if lineStart {
-			lineStart = false
-			if c == '#' {
-				skipLine(data, &i, &col)
-				continue
-			}
-			if flow == 0 {
-				for len(indents) > 0 && indents[len(indents)-1] >= col {
-					indents = indents[:len(indents)-1]
-				}
-				indents = append(indents, col)
-			}
-		}
-		next := byte(' ')
-		if i+1 < len(data) {
-			next = data[i+1]
-		}
-		switch {
-		case c == '#' && i > 0 && (data[i-1] == ' ' || data[i-1] == '\t'):
-			skipLine(data, &i, &col)
-			continue
-		case c == '"' || c == '\'':
-			if valueStart || flow > 0 {
-				quote = c
-			}
-		case c == '[' || c == '{':
-			if valueStart || flow > 0 {
-				flow++
-			}
-		case (c == ']' || c == '}') && flow > 0:
-			flow--
-		case flow == 0 && valueStart && (c == '-' || c == '?') && isSpace(next):
-			indents = append(indents, col)
-		}
-		if len(indents)+flow > maxDepth {
-			return deep()
-		}
-		switch {
-		case c == ':' && isSpace(next), (c == ',' || c == '[' || c == '{') && flow > 0:
-			valueStart = true
-		case (c == '-' || c == '?') && isSpace(next) && valueStart:
-			valueStart = true
-		default:
-			valueStart = false
-		}
-	}
-	return nil
+// maxDepth bounds nesting; real Ossie documents are under 15 levels deep.
+const maxDepth = 256
+
+// maxNodes bounds the values of a document, after alias expansion too, so
+// a few lines of nested aliases ("billion laughs") cannot make us walk
+// millions of nodes.
+const maxNodes = 40_000
+
+// DocumentLimits are the bounds every reader of a model or governance
+// document checks before it parses (docs/problems.md, OSS1020, OSS1021).
+// Real documents are under 15 levels deep and hold a few thousand values
+// and a few dozen keys per mapping. The server's token file is read under
+// the same limits.
+var DocumentLimits = prescan.Limits{Bytes: MaxDocumentBytes, Depth: maxDepth, Nodes: maxNodes, Keys: 256}
+
+// CheckDocument refuses a YAML or JSON document over the limits of a model
+// or governance document, in one pass over its bytes and before any parser
+// runs (issue 25: nesting, many values or many keys of one mapping cost
+// the YAML parser time and memory far beyond linear): CodeDocumentTooLarge
+// over MaxDocumentBytes, CodeDocumentTooComplex for nesting deeper than
+// 256 levels, more than 40,000 values, or a block mapping of more than 256
+// keys, with the line and column where the count went over. Nil when the
+// document is within them. Parse, ValidateSchema and ParseGovernance call
+// it; so must any other reader of a document (ossiectl's manifest and
+// editing commands).
+func CheckDocument(data []byte) *Problem {
+	return limitProblem(prescan.YAML(data, DocumentLimits))
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// BodyLimits bound a JSON request body (a query, an MCP request): real
+// ones are a few levels deep and hold at most a few thousand filter
+// values; their size is bounded by the server's body limit (OSS5004).
+var BodyLimits = prescan.Limits{Depth: 64, Nodes: 100_000}
 
-// skipLine moves i to the byte before the end of the line.
-func skipLine(data []byte, i *int, col *int) {
-	for *i+1 < len(data) && data[*i+1] != '\n' {
-		*i++
-		*col++
+// CheckBody refuses a JSON request body over BodyLimits with a
+// CodeDocumentTooComplex problem at its line and column, in one pass over
+// its bytes and before it is decoded. Nil when it is within them.
+func CheckBody(data []byte) *Problem {
+	return limitProblem(prescan.JSON(data, BodyLimits))
+}
+
+// limitProblem is the problem of a scan's refusal, nil for none.
+func limitProblem(e *prescan.Error) *Problem {
+	if e == nil {
+		return nil
 	}
+	code := CodeDocumentTooComplex
+	if e.Kind == prescan.KindBytes {
+		code = CodeDocumentTooLarge
+	}
+	return &Problem{Code: code, Severity: SeverityError, Line: e.Line, Column: e.Column, Message: e.Error()}
 }

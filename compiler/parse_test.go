@@ -260,7 +260,7 @@ func TestParseAnchorsAndTags(t *testing.T) {
 	}
 }
 
-// TestParseInputLimits: hostile inputs end quickly with a syntax problem.
+// TestParseInputLimits: hostile inputs end quickly with OSS1021.
 func TestParseInputLimits(t *testing.T) {
 	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
 	prev := "a"
@@ -272,11 +272,11 @@ func TestParseInputLimits(t *testing.T) {
 	for name, in := range map[string]string{"alias bomb": bomb, "deep nesting": deep} {
 		start := time.Now()
 		_, probs := Parse([]byte(in))
-		if len(probs) == 0 || probs[0].Code != CodeSyntax {
-			t.Errorf("%s: want a syntax problem first, got %v", name, probs)
+		if len(probs) == 0 || probs[0].Code != CodeDocumentTooComplex {
+			t.Errorf("%s: want OSS1021 first, got %v", name, probs)
 		}
-		if s := ValidateSchema([]byte(in)); len(s) == 0 || s[0].Code != CodeSyntax {
-			t.Errorf("%s: schema: want a syntax problem first, got %v", name, s)
+		if s := ValidateSchema([]byte(in)); len(s) == 0 || s[0].Code != CodeDocumentTooComplex {
+			t.Errorf("%s: schema: want OSS1021 first, got %v", name, s)
 		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%s took %v", name, d)

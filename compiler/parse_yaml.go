@@ -41,13 +41,6 @@ var kindNames = map[nodeKind]string{
 	kindMap:    "a mapping",
 }
 
-// maxExpandedNodes bounds the document after alias expansion, so a few lines
-// of nested aliases ("billion laughs") cannot make us walk billions of nodes.
-const maxExpandedNodes = 1_000_000
-
-// maxDepth bounds nesting; real Ossie documents are under 15 levels deep.
-const maxDepth = 256
-
 // ynode is one value of the document.
 type ynode struct {
 	kind nodeKind
@@ -95,7 +88,7 @@ func (n *ynode) describe() string {
 // while reading: CodeSyntax for malformed input, CodeDuplicateKey for a key
 // given twice in one mapping (the first one is kept).
 func readYAML(data []byte) (*ynode, Problems) {
-	if p := checkLimits(data); p != nil {
+	if p := CheckDocument(data); p != nil {
 		return nil, Problems{*p}
 	}
 	if !utf8.Valid(data) {
@@ -197,16 +190,16 @@ func (r *reader) node(n ast.Node, path string, fallback Position, depth int) *yn
 	pos := nodePos(n, fallback)
 	if depth > maxDepth {
 		r.tooBig = true
-		r.at(CodeSyntax, path, pos, fmt.Sprintf("document nests deeper than %d levels", maxDepth))
+		r.at(CodeDocumentTooComplex, path, pos, fmt.Sprintf("document nests deeper than %d levels", maxDepth))
 		return &ynode{kind: kindNull, pos: pos, size: 1}
 	}
 	out := r.convert(n, path, pos, depth)
 	if out.size == 0 {
 		out.size = 1
 	}
-	if out.size > maxExpandedNodes && !r.tooBig {
+	if out.size > maxNodes && !r.tooBig {
 		r.tooBig = true
-		r.at(CodeSyntax, path, pos, fmt.Sprintf("document expands to more than %d values through aliases", maxExpandedNodes))
+		r.at(CodeDocumentTooComplex, path, pos, fmt.Sprintf("document expands to more than %d values through aliases", maxNodes))
 	}
 	return out
 }
@@ -356,8 +349,8 @@ func (r *reader) mergeEntries(src *ynode, path string, pos Position) []yentry {
 }
 
 func addSize(a, b int) int {
-	if a > maxExpandedNodes || b > maxExpandedNodes {
-		return maxExpandedNodes + 1
+	if a > maxNodes || b > maxNodes {
+		return maxNodes + 1
 	}
 	return a + b
 }

@@ -50,6 +50,12 @@ func (mc *modelCheck) readExtension(path string, exts []ossie.CustomExtension, a
 			mc.errorf(CodeBadExtension, xp, "a second %s custom extension; merge its keys into the first", OssieVendor)
 			continue
 		}
+		// The data is JSON inside a scalar, which the document scan does
+		// not see into: it is scanned as a request body is.
+		if p := CheckBody([]byte(x.Data)); p != nil {
+			mc.errorf(CodeDocumentTooComplex, xp, "%s extension data: %s", OssieVendor, p.Message)
+			continue
+		}
 		dec := json.NewDecoder(bytes.NewReader([]byte(x.Data)))
 		dec.DisallowUnknownFields()
 		var e ossieExtension

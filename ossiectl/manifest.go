@@ -158,6 +158,9 @@ func governanceSpec(name string) (spec, data []byte, views []json.RawMessage, er
 	bad := func(err error) ([]byte, []byte, []json.RawMessage, error) {
 		return nil, nil, nil, failf("governance file %s: %v. Next: fix the file (top-level `views:` and governance keys such as `roles:`; see docs/governance.md)", name, err)
 	}
+	if p := compiler.CheckDocument(data); p != nil {
+		return bad(fmt.Errorf("%d:%d: %s %s", p.Line, p.Column, p.Code, p.Message))
+	}
 	raw, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return bad(err)

@@ -1,6 +1,7 @@
 package ossiectl
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -43,8 +44,18 @@ type manifestInput struct {
 // than version and semantic_model), into the JSON document the operator
 // compiles (operator.DocumentJSON produces the same from the typed spec).
 // Anything else is returned unchanged for compiler.Parse to judge, so a
-// broken plain document gets the compiler's own problems.
+// broken plain document gets the compiler's own problems. A document over
+// the compiler's limits (compiler.CheckDocument: OSS1020, OSS1021) is
+// refused before any YAML parser reads it.
 func readOssieInput(data []byte) (*ossieInput, compiler.Problems) {
+	if p := compiler.CheckDocument(data); p != nil {
+		return nil, compiler.Problems{*p}
+	}
+	if !bytes.Contains(data, []byte("SemanticModel")) {
+		// Not a manifest: spare a plain document a second YAML parse, the
+		// largest part of what reading it costs.
+		return &ossieInput{doc: data}, nil
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil || len(f.Docs) != 1 {
 		return &ossieInput{doc: data}, nil

@@ -143,6 +143,10 @@ func migrateFile(name, to string) *migration {
 // name) to version to; diff uses it to compare old documents in memory.
 func migrateData(name string, data []byte, to string) *migration {
 	m := &migration{file: name}
+	if p := compiler.CheckDocument(data); p != nil {
+		m.err = fmt.Errorf("%d:%d: %s %s; run `ossiectl validate %s` for details", p.Line, p.Column, p.Code, p.Message, name)
+		return m
+	}
 	f, err := parser.ParseBytes(data, parser.ParseComments)
 	if err != nil {
 		m.err = fmt.Errorf("not readable YAML/JSON; run `ossiectl validate %s` for details", name)

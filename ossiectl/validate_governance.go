@@ -16,6 +16,9 @@ var governanceKeys = []string{"attributes", "roles", "views"}
 // isGovernanceFile reports whether data is a governance file: a mapping
 // whose keys are all governance keys, at least one of them present.
 func isGovernanceFile(data []byte) bool {
+	if compiler.CheckDocument(data) != nil {
+		return false // read as a model document, which reports the limit
+	}
 	var top map[string]any
 	if err := yaml.Unmarshal(data, &top); err != nil || len(top) == 0 {
 		return false
@@ -69,6 +72,9 @@ func (e *env) validateGovernanceFile(name string, data []byte, models []string, 
 
 // isManifest reports whether data is a Kubernetes manifest (has `kind`).
 func isManifest(data []byte) bool {
+	if compiler.CheckDocument(data) != nil {
+		return false
+	}
 	var top map[string]any
 	if yaml.Unmarshal(data, &top) != nil {
 		return false

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
@@ -78,8 +77,8 @@ func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) 
 }
 
 // readQueryRequest checks the model first (an unknown model is 404 whatever
-// the body), then reads at most MaxBodyBytes and parses the request
-// strictly; only a body that fails to parse is decoded a second time, for
+// the body), then reads at most MaxBodyBytes, refuses a body over
+// compiler.BodyLimits (OSS1021) and parses the request strictly; only a body that fails to parse is decoded a second time, for
 // a problem in plain words.
 func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name string) (*queryRequest, *Error) {
 	if _, err := s.lookupFor(r.Context(), name); err != nil {
@@ -89,10 +88,12 @@ func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name s
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: compiler.CodeTooLarge, Title: "Request body too large",
-				Detail: "the request body exceeds the limit of " + strconv.FormatInt(tooBig.Limit, 10) + " bytes"}
+			return nil, bodyTooLarge(tooBig.Limit)
 		}
 		return nil, &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid query", Detail: "cannot read the request body"}
+	}
+	if p := compiler.CheckBody(body); p != nil {
+		return nil, queryProblems(compiler.Problems{*p})
 	}
 	req, err := parseQueryRequest(body)
 	if err != nil {

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -84,10 +86,41 @@ func (s *Server) MCPServer(opts MCPOptions) *mcp.Server {
 func (s *Server) mcpHandler() http.Handler {
 	s.mcpOnce.Do(func() {
 		srv := s.MCPServer(MCPOptions{})
-		s.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-			&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: s.cfg.MaxBodyBytes, Logger: s.cfg.Logger})
+		s.mcp = s.boundedBody(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+			&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: s.cfg.MaxBodyBytes, Logger: s.cfg.Logger}))
 	})
 	return s.mcp
+}
+
+// boundedBody reads a request body (at most MaxBodyBytes, else 413
+// OSS5004) and refuses one over compiler.BodyLimits with 400 OSS1021 and
+// its line before next decodes it: the MCP SDK decodes tool arguments
+// itself, so the check has to come first.
+func (s *Server) boundedBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			s.fail(w, r, bodyTooLarge(tooBig.Limit))
+			return
+		case err != nil:
+			s.fail(w, r, &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid request", Detail: "cannot read the request body"})
+			return
+		}
+		if p := compiler.CheckBody(body); p != nil {
+			e := queryProblems(compiler.Problems{*p})
+			e.Title = "Invalid request"
+			s.fail(w, r, e)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
 }
 
 // mcpState is the lazily built HTTP transport of the MCP server.

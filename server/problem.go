@@ -115,6 +115,12 @@ func queryProblems(ps compiler.Problems) *Error {
 	return e
 }
 
+// bodyTooLarge is 413 OSS5004 for a body over limit bytes.
+func bodyTooLarge(limit int64) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: compiler.CodeTooLarge, Title: "Request body too large",
+		Detail: "the request body exceeds the limit of " + strconv.FormatInt(limit, 10) + " bytes"}
+}
+
 func unknownModel(name string, known []string) *Error {
 	detail := "no model named " + quote(echoName(name)) + " is loaded"
 	if len(known) > 0 {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/ossie-dev/ossie/compiler"
 )
 
 // MinTokenLength is the shortest plain `token` a token file may hold, in
@@ -58,7 +60,13 @@ var attrName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
 // parseTokens reads a token file. Errors name entries by index and name,
 // never by token, so they are safe to log.
+//
+// A file over the limits of a model document (compiler.CheckDocument:
+// OSS1020, OSS1021) is refused, with its line, before it is decoded.
 func parseTokens(data []byte) (*tokenSet, error) {
+	if p := compiler.CheckDocument(data); p != nil {
+		return nil, fmt.Errorf("token file: %d:%d: %s %s", p.Line, p.Column, p.Code, p.Message)
+	}
 	// Unknown keys are reported with the entries' other problems: the
 	// strict decode (duplicate keys, types) would stop at the first one.
 	keyErr := unknownTokenKeys(data)

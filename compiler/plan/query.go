@@ -170,8 +170,12 @@ type Plan struct {
 }
 
 // ParseQuery decodes a query body strictly (unknown keys, trailing data and
-// wrong types are CodeBadQuery problems).
+// wrong types are CodeBadQuery problems). A body over compiler.BodyLimits
+// is refused before it is decoded (compiler.CheckBody, OSS1021).
 func ParseQuery(data []byte) (*Query, compiler.Problems) {
+	if p := compiler.CheckBody(data); p != nil {
+		return nil, compiler.Problems{*p}
+	}
 	var q Query
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

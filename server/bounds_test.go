@@ -1,0 +1,152 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/prescan/prescantest"
+)
+
+// boundedPaths are the endpoints that decode a JSON body; mcpEnvelope
+// wraps a shape as the arguments of an MCP tool call.
+var boundedPaths = []string{"/v1/models/shop/query", "/v1/models/shop/sql", "/mcp"}
+
+func mcpEnvelope(args []byte) []byte {
+	return append(append([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query","arguments":`), args...), "}}"...)
+}
+
+func bodyFor(path string, shape []byte) []byte {
+	if path == "/mcp" {
+		return mcpEnvelope(shape)
+	}
+	return shape
+}
+
+// serve runs one POST through the handler in process (no network), as
+// the benchmark and the fuzz target do.
+func serve(h http.Handler, path string, body []byte) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1"+path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+// TestAdversarialBodiesRefused (issue 25): every JSON body shape of 1 MB
+// over the body limits (deep arrays and objects, wide arrays, many keys)
+// is 400 OSS1021 at line 1 on the query, SQL and MCP endpoints, before it
+// is decoded; a long string within them is decoded and answered with the
+// query's own problem.
+func TestAdversarialBodiesRefused(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.MaxBodyBytes = 2 << 20 })
+	h := f.srv.Handler()
+	for _, s := range prescantest.JSON(1 << 20) {
+		for _, path := range boundedPaths {
+			w := serve(h, path, bodyFor(path, s.Data))
+			var doc struct {
+				Code     string            `json:"code"`
+				Problems compiler.Problems `json:"problems"`
+			}
+			_ = json.Unmarshal(w.Body.Bytes(), &doc)
+			if s.Kind == "" {
+				if doc.Code == compiler.CodeDocumentTooComplex {
+					t.Errorf("%s %s: refused within the limits: %s", path, s.Name, w.Body.String())
+				}
+				continue
+			}
+			if w.Code != http.StatusBadRequest || doc.Code != compiler.CodeDocumentTooComplex || len(doc.Problems) != 1 || doc.Problems[0].Line != 1 {
+				t.Errorf("%s %s: %d %.300s; want 400 %s at line 1", path, s.Name, w.Code, w.Body.String(), compiler.CodeDocumentTooComplex)
+			}
+		}
+	}
+}
+
+// TestAdversarialTokenFilesRefused: a token file in any adversarial YAML
+// shape of 1 MB is refused naming OSS1021 and the line where it crosses a
+// limit; a billion-laughs file is refused by the decoder's own alias limit.
+func TestAdversarialTokenFilesRefused(t *testing.T) {
+	for _, s := range prescantest.YAML(1 << 20) {
+		_, err := parseTokens(s.Data)
+		if err == nil {
+			t.Errorf("%s: accepted", s.Name)
+			continue
+		}
+		if s.Kind == "" {
+			continue // not a token file: refused by the strict decode
+		}
+		want := "token file: " + itoa(s.Line(compiler.DocumentLimits)) + ":"
+		if !strings.Contains(err.Error(), compiler.CodeDocumentTooComplex) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v; want %s ... %s", s.Name, err, want, compiler.CodeDocumentTooComplex)
+		}
+	}
+	if _, err := parseTokens(prescantest.Laughs().Data); err == nil {
+		t.Error("billion laughs accepted")
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// BenchmarkAdversarialBodies: one request per 1 MB body shape on each
+// endpoint, in process. Budget (issue 25): under 1 s and 100 MB each.
+func BenchmarkAdversarialBodies(b *testing.B) {
+	f := newFixture(b, func(c *Config) { c.MaxBodyBytes = 2 << 20 })
+	h := f.srv.Handler()
+	for _, s := range prescantest.JSON(1 << 20) {
+		for _, path := range boundedPaths {
+			body := bodyFor(path, s.Data)
+			b.Run(strings.TrimPrefix(strings.TrimPrefix(path, "/v1/models/shop"), "/")+"/"+s.Name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					serve(h, path, body)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkAdversarialTokenFiles: parseTokens over each 1 MB YAML shape.
+func BenchmarkAdversarialTokenFiles(b *testing.B) {
+	for _, s := range prescantest.YAML(1 << 20) {
+		b.Run(s.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				parseTokens(s.Data)
+			}
+		})
+	}
+}
+
+// FuzzBoundedBodies: any body, starting from the adversarial shapes, on
+// the query and MCP endpoints gets an answer and never a panic or a 500.
+func FuzzBoundedBodies(f *testing.F) {
+	for _, s := range prescantest.Seeds() {
+		f.Add(s)
+	}
+	fx := newFixture(f, nil)
+	h := fx.srv.Handler()
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, path := range []string{"/v1/models/shop/sql", "/mcp"} {
+			if w := serve(h, path, bodyFor(path, body)); w.Code >= 500 {
+				t.Errorf("%s %q: %d %s", path, body, w.Code, w.Body.String())
+			}
+		}
+	})
+}
+
+// FuzzTokenFile: parseTokens never panics, starting from the adversarial
+// shapes and a valid file.
+func FuzzTokenFile(f *testing.F) {
+	for _, s := range prescantest.Seeds() {
+		f.Add(s)
+	}
+	f.Add([]byte("tokens:\n  - name: a\n    token: 0123456789abcdef0123456789abcdef\n    roles: [analyst]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		parseTokens(data)
+	})
+}
