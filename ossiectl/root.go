@@ -129,7 +129,7 @@ func (e *env) rootCmd() *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(e.validateCmd(), e.compileCmd(), e.sqlCmd(), e.queryCmd(), e.serveCmd(), e.mcpCmd(), e.versionCmd())
 	root.AddCommand(e.enrichCmd(), e.migrateCmd(), e.diffCmd(), e.manifestCmd())
-	root.AddCommand(e.initCmd())
+	root.AddCommand(e.initCmd(), e.importCmd())
 	return root
 }
 
