@@ -11,11 +11,16 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 )
 
+const importDbtExample = `  ossiectl import dbt ./jaffle_shop -o model.yaml --schema analytics
+  ossiectl import dbt target/semantic_manifest.json --strict -o model.yaml
+  ossiectl import dbt . | ossiectl validate -`
+
 func (e *env) importCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "import dbt PATH",
-		Short: "Write an Ossie document from another semantic layer (dbt MetricFlow)",
-		Args:  noArgs,
+		Use:     "import dbt PATH",
+		Short:   "Write an Ossie document from another semantic layer (dbt MetricFlow)",
+		Example: importDbtExample,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usagef("import needs a source: `ossiectl import dbt PATH`")
 		},
@@ -47,10 +52,8 @@ func (e *env) importDbtCmd() *cobra.Command {
 			"Exit status: 0 written (unmapped items, if any, listed on stderr); 1 the input cannot be\n" +
 			"read, has no semantic models, or --strict and something was not mapped (nothing written);\n" +
 			"2 usage.",
-		Example: "  ossiectl import dbt ./jaffle_shop -o model.yaml --schema analytics\n" +
-			"  ossiectl import dbt target/semantic_manifest.json --strict -o model.yaml\n" +
-			"  ossiectl import dbt . | ossiectl validate -",
-		Args: exactArgs(1),
+		Example: importDbtExample,
+		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "-" && !force {
 				if _, err := os.Stat(output); err == nil {

@@ -2,6 +2,7 @@ package dbt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ossie-dev/ossie/api/ossie"
@@ -45,7 +46,7 @@ func Import(p *Project, opts Options) (*ossie.Document, []Unmapped, error) {
 	if name == "" {
 		name = "dbt"
 	}
-	im := &importer{p: p, opts: opts, byName: map[string]*modelInfo{}, measures: map[string]*measureInfo{}, metrics: map[string]*Metric{}, origin: map[string]string{}}
+	im := &importer{p: p, opts: opts, byName: map[string]*modelInfo{}, measures: map[string]*measureInfo{}, metrics: map[string]*Metric{}, origin: map[string]string{}, unmapped: slices.Clone(p.Skipped)}
 	sm := ossie.SemanticModel{Name: name, Description: "Imported from the dbt semantic layer" + projectSuffix(p.Name) + "."}
 	im.datasets(&sm)
 	sm.Relationships = im.relationships()

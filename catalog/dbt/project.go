@@ -16,6 +16,9 @@ type Project struct {
 	Name           string
 	SemanticModels []SemanticModel
 	Metrics        []Metric
+	// Skipped lists what the reader found and no mapping reads (saved
+	// queries); Import reports it with the rest.
+	Skipped []Unmapped
 }
 
 // SemanticModel is one entry of `semantic_models:`.

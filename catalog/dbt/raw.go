@@ -20,6 +20,9 @@ import (
 type rawFile struct {
 	SemanticModels []rawSemanticModel `json:"semantic_models"`
 	Metrics        []rawMetric        `json:"metrics"`
+	SavedQueries   []struct {
+		Name string `json:"name"`
+	} `json:"saved_queries"`
 }
 
 type rawSemanticModel struct {

@@ -1,6 +1,7 @@
 package dbt
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -96,7 +97,7 @@ func (p *Project) readYAML(file, name string) error {
 		return nil
 	}
 	var top map[string]json.RawMessage
-	if json.Unmarshal(js, &top) != nil || (top["semantic_models"] == nil && top["metrics"] == nil) {
+	if json.Unmarshal(js, &top) != nil || (top["semantic_models"] == nil && top["metrics"] == nil && top["saved_queries"] == nil) {
 		return nil // not a file of the semantic layer
 	}
 	var f rawFile
@@ -133,6 +134,9 @@ func readManifest(file string) (*Project, error) {
 var refPattern = regexp.MustCompile(`^\s*(?:\{\{\s*)?ref\(\s*(?:['"][^'"]+['"]\s*,\s*)?['"]([^'"]+)['"]\s*(?:,\s*v(?:ersion)?\s*=\s*[^)]*)?\)\s*(?:\}\})?\s*$`)
 
 func (p *Project) add(f rawFile, file string) {
+	for i, q := range f.SavedQueries {
+		p.Skipped = append(p.Skipped, Unmapped{Path: fmt.Sprintf("%s: saved_queries[%d] (%s)", file, i, q.Name), Why: "saved queries are not imported (an Ossie query names the same metrics and dimensions)"})
+	}
 	for i, r := range f.SemanticModels {
 		sm := SemanticModel{
 			Path: fmt.Sprintf("%s: semantic_models[%d] (%s)", file, i, r.Name), Name: r.Name,
@@ -237,8 +241,9 @@ func (p *Project) add(f rawFile, file string) {
 func nonEmpty(pairs ...any) []string {
 	var out []string
 	for i := 0; i+1 < len(pairs); i += 2 {
-		v := strings.TrimSpace(string(pairs[i+1].(json.RawMessage)))
-		if v != "" && v != "null" && v != "{}" && v != `{"meta":{}}` {
+		var b bytes.Buffer
+		_ = json.Compact(&b, pairs[i+1].(json.RawMessage))
+		if v := b.String(); v != "" && v != "null" && v != "{}" && v != `{"meta":{}}` {
 			out = append(out, pairs[i].(string))
 		}
 	}
