@@ -36,7 +36,11 @@ type flowDialects struct{}
 func (flowDialects) Visit(n ast.Node) ast.Visitor {
 	switch x := n.(type) {
 	case *ast.MappingNode:
-		if len(x.Values) == 2 && x.Values[0].Key.String() == "dialect" && x.Values[1].Key.String() == "expression" {
+		// An expression with a flow indicator (a comma, a bracket, ": ")
+		// stays in block style: goccy/go-yaml writes flow scalars
+		// unquoted, and the comma would end the expression.
+		if len(x.Values) == 2 && x.Values[0].Key.String() == "dialect" && x.Values[1].Key.String() == "expression" &&
+			!strings.ContainsAny(x.Values[1].Value.String(), ",[]{}") && !strings.Contains(x.Values[1].Value.String(), ": ") {
 			x.SetIsFlowStyle(true)
 		}
 	case *ast.SequenceNode:

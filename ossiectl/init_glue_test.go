@@ -335,26 +335,3 @@ func TestInitFromGlueAnswers(t *testing.T) {
 		t.Errorf("drafted model answers\n%v\nhand-written SQL answers\n%v\n(raw CLI output:\n%s)", got, want, out)
 	}
 }
-
-// queryRows runs a query whose columns are strings and returns its rows
-// joined with '|'.
-func queryRows(t *testing.T, db *sql.DB, query string) []string {
-	t.Helper()
-	rows, err := db.Query(query)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var a, b string
-		if err := rows.Scan(&a, &b); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, a+"|"+b)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}

@@ -101,7 +101,8 @@ func (e *env) rootCmd() *cobra.Command {
 		Long: "ossiectl works with Ossie (Apache Ossie, formerly OSI) semantic model documents:\n" +
 			"it validates them, compiles them into versioned artifacts, plans metric queries\n" +
 			"into SQL, runs them on DuckDB, PostgreSQL or Trino and serves the semantic HTTP API\n" +
-			"locally; init, enrich, migrate, diff and manifest author documents (docs/authoring.md).\n" +
+			"locally; init, import dbt, enrich, migrate, diff and manifest author documents (docs/authoring.md,\n" +
+			"docs/dbt.md).\n" +
 			"\n" +
 			"Exit status, for every command:\n" +
 			"  0  done\n" +
@@ -129,7 +130,7 @@ func (e *env) rootCmd() *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(e.validateCmd(), e.compileCmd(), e.sqlCmd(), e.queryCmd(), e.serveCmd(), e.mcpCmd(), e.versionCmd())
 	root.AddCommand(e.enrichCmd(), e.migrateCmd(), e.diffCmd(), e.manifestCmd())
-	root.AddCommand(e.initCmd())
+	root.AddCommand(e.initCmd(), e.importCmd())
 	return root
 }
 
