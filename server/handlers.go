@@ -67,11 +67,16 @@ func (s *Server) PlanSQL(ctx context.Context, model string, q *plan.Query) (*Pla
 	return resp, nil
 }
 
-// readQuery is readQueryRequest for routes that take only the query.
+// readQuery is readQueryRequest for /sql, which plans without running:
+// total, a count of the rows run, is refused there (OSS4001 at total).
 func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) (*plan.Query, *Error) {
 	req, err := s.readQueryRequest(w, r, name)
 	if err != nil {
 		return nil, err
+	}
+	if req.Total {
+		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "total",
+			Message: "total applies to POST /v1/models/{model}/query, which counts the rows it runs; /sql plans without running"}})
 	}
 	return &req.Query, nil
 }

@@ -276,7 +276,7 @@ func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now 
 	case "in_date_range":
 		return dateRange(d, x, vals, now, loc)
 	}
-	return "", fmt.Errorf("unknown op %q; use one of =, !=, in, not_in, gt, gte, lt, lte, between, contains, starts_with, is_null, is_not_null, in_date_range", op)
+	return "", fmt.Errorf("unknown op %q; use one of %s", op, opList())
 }
 
 // dateRange renders a half-open or closed range. A date end includes its

@@ -54,7 +54,9 @@ type Query struct {
 
 // Dimension is a group-by member: `dataset.field`, optionally truncated to
 // a time grain (hour, day, week, month, quarter, year). WeekStart "sunday"
-// shifts week buckets to Sunday..Saturday; default is ISO (Monday).
+// shifts week buckets to Sunday..Saturday; default is ISO (Monday). A
+// WeekStart on any other grain, or without one, is OSS4004 ("monday"
+// too: a field the answer would not read is refused, never ignored).
 // JSON: either the string "dataset.field" or {"field", "grain", "week_start"}.
 //
 // Via names the relationship to join the member's dataset along where the
@@ -120,7 +122,13 @@ func (d Dimension) Name() string {
 // aggregation) or Metric (applied after) is set. Op is one of:
 // = (equals), != (not_equals), in, not_in, gt, gte, lt, lte, between,
 // contains, starts_with, is_null, is_not_null, in_date_range.
-// Values are JSON scalars; `value` is accepted for a single value.
+// Values are JSON scalars; `value` is accepted for a single value (both
+// at once is OSS4005). Grain, on a time dimension, compares the member
+// truncated to that grain ({"field": "orders.ordered_at", "grain":
+// "month", "op": "=", "value": "2024-02-01"} is February); Via chooses
+// the dimension's join path. Both apply to dimension filters only: on a
+// metric filter, which compares the metric's value in each row, Grain
+// is OSS4004 and Via OSS4013.
 // in_date_range takes [start, end] (a date end includes that whole day, a
 // timestamp end is exact; `between` on a time field is the same range) or
 // one relative range such as "last 7 days",
@@ -196,6 +204,14 @@ func (f Filter) AllValues() []any {
 	}
 	return f.Values
 }
+
+// FilterOps are the filter operators in their canonical spelling, as
+// normOp returns them; the aliases it also reads (eq, ne, >, notin,
+// not_set, date_range, ...) map onto these.
+var FilterOps = []string{"=", "!=", "in", "not_in", "gt", "gte", "lt", "lte", "between", "contains", "starts_with", "is_null", "is_not_null", "in_date_range"}
+
+// opList is FilterOps for a message: "=, !=, in, ...".
+func opList() string { return strings.Join(FilterOps, ", ") }
 
 func normOp(op string) string {
 	switch strings.ToLower(strings.TrimSpace(op)) {

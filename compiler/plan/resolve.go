@@ -208,12 +208,20 @@ func (s *resolver) filters(q *Query) {
 		path := where{"filters", i, ""}
 		op := normOp(f.Op)
 		if op == "" {
-			s.fail(compiler.CodeBadFilter, path.String()+".op", fmt.Sprintf("unknown op %q; use one of =, !=, in, not_in, gt, gte, lt, lte, between, contains, starts_with, is_null, is_not_null, in_date_range", f.Op))
+			s.fail(compiler.CodeBadFilter, path.String()+".op", fmt.Sprintf("unknown op %q; use one of %s", f.Op, opList()))
+			continue
+		}
+		if f.Value != nil && len(f.Values) > 0 {
+			s.fail(compiler.CodeBadFilter, path.String()+".value", "a filter takes value (one operand) or values (a list), not both")
 			continue
 		}
 		switch {
 		case f.Field != "" && f.Metric != "":
 			s.fail(compiler.CodeBadFilter, path.String(), "a filter names either a field or a metric, not both")
+		case f.Metric != "" && f.Grain != "":
+			s.fail(compiler.CodeBadGrain, path.String()+".grain", "a grain applies to a filter on a time dimension; a metric filter compares the metric's value in each row (group by a time dimension with a grain for per-period values)")
+		case f.Metric != "" && f.Via != "":
+			s.fail(compiler.CodeBadVia, path.String()+".via", "via chooses the join path of a dimension filter; a metric filter compares the metric's value in each row (put via on the dimension)")
 		case f.Metric != "":
 			if s.addMetric(path.sub(".metric"), f.Metric, false) == nil {
 				continue
@@ -384,17 +392,17 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 		}
 		out.grain = dialect.Grain(g)
 		out.name = name + "." + g
-		switch strings.ToLower(dd.WeekStart) {
-		case "", "monday":
-		case "sunday":
-			if out.grain != dialect.Week {
-				s.fail(compiler.CodeBadGrain, path.String()+".week_start", "week_start applies to the week grain only")
-				return nil
-			}
-			out.weekStart = "sunday"
-		default:
+		// A week_start the grain would not read is refused, "monday"
+		// included: a request field either shapes the answer or is an error.
+		switch ws := strings.ToLower(dd.WeekStart); {
+		case ws != "" && ws != "monday" && ws != "sunday":
 			s.fail(compiler.CodeBadGrain, path.String()+".week_start", fmt.Sprintf("week_start %q: use monday (ISO, default) or sunday", dd.WeekStart))
 			return nil
+		case ws != "" && out.grain != dialect.Week:
+			s.fail(compiler.CodeBadGrain, path.String()+".week_start", fmt.Sprintf("week_start applies to the week grain only; this dimension is by %s", out.grain))
+			return nil
+		case ws == "sunday":
+			out.weekStart = "sunday"
 		}
 	} else if dd.WeekStart != "" {
 		s.fail(compiler.CodeBadGrain, path.String()+".week_start", "week_start needs grain week")

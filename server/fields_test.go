@@ -1,0 +1,475 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/compiler/plan"
+)
+
+// A request field either changes the answer as documented or is refused
+// with a code (issue: no request field is ever silently ignored). The
+// tests below enumerate every field of the request types by reflection
+// and run, for each, a base request without it and a variant with it on
+// DuckDB over testdata/fields.yaml; both answers are written here by hand
+// from the four rows of fieldsTables.
+//
+// Answers are written as text: rows joined by ";", values by "|", NULL
+// for a null, then " total=N" when the answer carries a total and
+// " explain" when it carries a plan; a refusal is its problem code.
+
+// fieldCase is one proof for one field: path is the field's JSON path
+// ("filters[].grain"); base and variant are request bodies, the variant
+// setting the field; want and baseWant are their answers on every entry
+// point unless on names an entry point's own answer.
+type fieldCase struct {
+	path          string
+	why           string
+	base, variant string
+	baseWant      string
+	want          string
+	on            map[string]string // entry point → the variant's answer there
+	baseOn        map[string]string // entry point → the base's answer there
+}
+
+const (
+	byState      = `{"metrics":["revenue"],"dimensions":["customers.state"]}`
+	byStateRows  = "CA|30;NY|70"
+	byOrderMonth = "2024-01-01|10;2024-02-01|50;2024-03-01|40"
+)
+
+// opCase is a filter of one operator on revenue (100 without it).
+func opCase(op, filter, want string) fieldCase {
+	return fieldCase{path: "filters[].op", why: op, base: `{"metrics":["revenue"]}`, baseWant: "100",
+		variant: `{"metrics":["revenue"],"filters":[` + filter + `]}`, want: want}
+}
+
+var queryFieldCases = []fieldCase{
+	{path: "metrics", why: "metrics are computed per member",
+		base: `{"dimensions":["customers.state"]}`, baseWant: "CA;NY", variant: byState, want: byStateRows},
+	{path: "dimensions", why: "a string dimension groups by it",
+		base: `{"metrics":["revenue"]}`, baseWant: "100", variant: byState, want: byStateRows},
+	{path: "dimensions[].field", why: "the object form groups by its field",
+		base: `{"metrics":["revenue"]}`, baseWant: "100",
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"orders.status"}]}`, want: "placed|40;returned|40;shipped|20"},
+	{path: "dimensions[].grain", why: "days truncated to months",
+		base: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day"}]}`, baseWant: "2024-01-31|10;2024-02-15|20;2024-02-29|30;2024-03-10|40",
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day","grain":"month"}]}`, want: byOrderMonth},
+	{path: "dimensions[].grain", why: "a grain on a field that is no time dimension",
+		base: byState, baseWant: byStateRows,
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"customers.state","grain":"month"}]}`, want: compiler.CodeBadGrain},
+	{path: "dimensions[].week_start", why: "Sunday weeks instead of ISO weeks; 2024-03-10 is a Sunday",
+		base: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day","grain":"week"}]}`, baseWant: "2024-01-29|10;2024-02-12|20;2024-02-26|30;2024-03-04|40",
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day","grain":"week","week_start":"sunday"}]}`, want: "2024-01-28|10;2024-02-11|20;2024-02-25|30;2024-03-10|40"},
+	{path: "dimensions[].week_start", why: "monday on a month grain, which has no weeks",
+		base: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day","grain":"month"}]}`, baseWant: byOrderMonth,
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day","grain":"month","week_start":"monday"}]}`, want: compiler.CodeBadGrain},
+	{path: "dimensions[].week_start", why: "a week start without a grain",
+		base: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day"}]}`, baseWant: "2024-01-31|10;2024-02-15|20;2024-02-29|30;2024-03-10|40",
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day","week_start":"sunday"}]}`, want: compiler.CodeBadGrain},
+	{path: "dimensions[].via", why: "the calendar by ship day; order 4 has not shipped",
+		base: `{"metrics":["revenue"],"dimensions":[{"field":"calendar.day","grain":"month"}]}`, baseWant: compiler.CodeAmbiguousJoin,
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"calendar.day","grain":"month","via":"orders_ship_day"}]}`, want: "2024-02-01|10;2024-03-01|50;NULL|40"},
+	{path: "dimensions[].via", why: "the calendar by order day",
+		base: `{"metrics":["revenue"],"dimensions":[{"field":"calendar.day","grain":"month"}]}`, baseWant: compiler.CodeAmbiguousJoin,
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"calendar.day","grain":"month","via":"orders_order_day"}]}`, want: byOrderMonth},
+	{path: "dimensions[].via", why: "a via on no path to the member (orders is the metric's own dataset)",
+		base: `{"metrics":["revenue"],"dimensions":[{"field":"orders.status"}]}`, baseWant: "placed|40;returned|40;shipped|20",
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"orders.status","via":"orders_customers"}]}`, want: compiler.CodeBadVia},
+	{path: "dimensions[].compare_date_range", why: "the query once per range, labelled",
+		base: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day","grain":"month"}]}`, baseWant: byOrderMonth,
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day","grain":"month","compare_date_range":[["2024-01-01","2024-01-31"],["2024-03-01","2024-03-31"]]}]}`,
+		want:    "2024-01-01 - 2024-01-31|2024-01-01|10;2024-03-01 - 2024-03-31|2024-03-01|40"},
+	{path: "dimensions[].compare_date_range", why: "Cube's spelling compareDateRange",
+		base: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day","grain":"month"}]}`, baseWant: byOrderMonth,
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"orders.order_day","grain":"month","compareDateRange":[["2024-01-01","2024-01-31"],["2024-03-01","2024-03-31"]]}]}`,
+		want:    "2024-01-01 - 2024-01-31|2024-01-01|10;2024-03-01 - 2024-03-31|2024-03-01|40"},
+	{path: "filters", why: "rows of one state",
+		base: byState, baseWant: byStateRows,
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"filters":[{"field":"customers.state","op":"=","value":"CA"}]}`, want: "CA|30"},
+	{path: "filters[].field", why: "a filter on a dimension",
+		base: `{"metrics":["revenue"],"filters":[{"op":"=","value":"CA"}]}`, baseWant: compiler.CodeBadFilter,
+		variant: `{"metrics":["revenue"],"filters":[{"field":"customers.state","op":"=","value":"CA"}]}`, want: "30"},
+	{path: "filters[].metric", why: "a filter on a metric, after aggregation",
+		base: `{"metrics":["revenue"],"dimensions":["customers.state"],"filters":[{"op":"gt","value":50}]}`, baseWant: compiler.CodeBadFilter,
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"filters":[{"metric":"revenue","op":"gt","value":50}]}`, want: "NY|70"},
+	{path: "filters[].grain", why: "the instant truncated to its month before the comparison",
+		base: `{"metrics":["order_count"],"filters":[{"field":"orders.ordered_at","op":"=","value":"2024-02-01"}]}`, baseWant: "0",
+		variant: `{"metrics":["order_count"],"filters":[{"field":"orders.ordered_at","grain":"month","op":"=","value":"2024-02-01"}]}`, want: "2"},
+	{path: "filters[].grain", why: "a grain on a metric filter, which compares the metric's value",
+		base: `{"metrics":["revenue"],"dimensions":["customers.state"],"filters":[{"metric":"revenue","op":"gt","value":50}]}`, baseWant: "NY|70",
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"filters":[{"metric":"revenue","grain":"month","op":"gt","value":50}]}`, want: compiler.CodeBadGrain},
+	{path: "filters[].via", why: "calendar days reached by ship day",
+		base: `{"metrics":["revenue"],"filters":[{"field":"calendar.day","op":"gte","value":"2024-03-01"}]}`, baseWant: compiler.CodeAmbiguousJoin,
+		variant: `{"metrics":["revenue"],"filters":[{"field":"calendar.day","via":"orders_ship_day","op":"gte","value":"2024-03-01"}]}`, want: "50"},
+	{path: "filters[].via", why: "calendar days reached by order day",
+		base: `{"metrics":["revenue"],"filters":[{"field":"calendar.day","op":"gte","value":"2024-03-01"}]}`, baseWant: compiler.CodeAmbiguousJoin,
+		variant: `{"metrics":["revenue"],"filters":[{"field":"calendar.day","via":"orders_order_day","op":"gte","value":"2024-03-01"}]}`, want: "40"},
+	{path: "filters[].via", why: "a via on a metric filter, which joins nothing",
+		base: `{"metrics":["revenue"],"dimensions":["customers.state"],"filters":[{"metric":"revenue","op":"gt","value":50}]}`, baseWant: "NY|70",
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"filters":[{"metric":"revenue","via":"orders_customers","op":"gt","value":50}]}`, want: compiler.CodeBadVia},
+	{path: "filters[].op", why: "an operator where there was none",
+		base: `{"metrics":["revenue"],"filters":[{"field":"orders.status","value":"placed"}]}`, baseWant: compiler.CodeBadFilter,
+		variant: `{"metrics":["revenue"],"filters":[{"field":"orders.status","op":"!=","value":"placed"}]}`, want: "60"},
+	{path: "filters[].values", why: "the operands of in",
+		base: `{"metrics":["revenue"],"filters":[{"field":"orders.status","op":"in"}]}`, baseWant: compiler.CodeBadFilter,
+		variant: `{"metrics":["revenue"],"filters":[{"field":"orders.status","op":"in","values":["placed","returned"]}]}`, want: "80"},
+	{path: "filters[].value", why: "the one operand of =",
+		base: `{"metrics":["revenue"],"filters":[{"field":"orders.status","op":"="}]}`, baseWant: compiler.CodeBadFilter,
+		variant: `{"metrics":["revenue"],"filters":[{"field":"orders.status","op":"=","value":"shipped"}]}`, want: "20"},
+	{path: "filters[].value", why: "value next to values, which it would silently join",
+		base: `{"metrics":["revenue"],"filters":[{"field":"orders.status","op":"in","values":["placed"]}]}`, baseWant: "40",
+		variant: `{"metrics":["revenue"],"filters":[{"field":"orders.status","op":"in","values":["placed"],"value":"shipped"}]}`, want: compiler.CodeBadFilter},
+	{path: "order_by", why: "largest revenue first",
+		base: byState, baseWant: byStateRows,
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"order_by":[{"key":"revenue","dir":"desc"}]}`, want: "NY|70;CA|30"},
+	{path: "order_by[].key", why: "an order needs its key",
+		base: `{"metrics":["revenue"],"dimensions":["customers.state"],"order_by":[{"dir":"desc"}]}`, baseWant: compiler.CodeBadOrderBy,
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"order_by":[{"key":"customers.state","dir":"desc"}]}`, want: "NY|70;CA|30"},
+	{path: "order_by[].dir", why: "descending",
+		base: `{"metrics":["revenue"],"dimensions":["customers.state"],"order_by":[{"key":"revenue"}]}`, baseWant: byStateRows,
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"order_by":[{"key":"revenue","dir":"desc"}]}`, want: "NY|70;CA|30"},
+	{path: "limit", why: "the first row",
+		base: byState, baseWant: byStateRows,
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"limit":1}`, want: "CA|30"},
+	{path: "offset", why: "the rows after the first",
+		base: byState, baseWant: byStateRows,
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"offset":1}`, want: "NY|70"},
+	{path: "timezone", why: "order 1 (2024-01-31 23:30 UTC) is February in Amsterdam",
+		base: `{"metrics":["revenue"],"dimensions":[{"field":"orders.ordered_at","grain":"month"}]}`, baseWant: byOrderMonth,
+		variant: `{"metrics":["revenue"],"dimensions":[{"field":"orders.ordered_at","grain":"month"}],"timezone":"Europe/Amsterdam"}`, want: "2024-02-01|60;2024-03-01|40"},
+	{path: "timezone", why: "a zone that is not an IANA name",
+		base: `{"metrics":["revenue"]}`, baseWant: "100", variant: `{"metrics":["revenue"],"timezone":"CEST"}`, want: compiler.CodeBadTimezone},
+	{path: "explain", why: "the plan next to the SQL; the query endpoint runs, it does not explain",
+		base: byState, baseWant: byStateRows,
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"explain":true}`,
+		on:      map[string]string{"query": compiler.CodeBadQuery, "sql": byStateRows + " explain"}},
+	{path: "total", why: "the row count without limit; /sql runs nothing to count",
+		base: `{"metrics":["revenue"],"dimensions":["customers.state"],"limit":1}`, baseWant: "CA|30",
+		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"limit":1,"total":true}`,
+		on:      map[string]string{"query": "CA|30 total=2", "sql": compiler.CodeBadQuery}},
+
+	opCase("=", `{"field":"orders.status","op":"=","value":"placed"}`, "40"),
+	opCase("!=", `{"field":"orders.status","op":"!=","value":"placed"}`, "60"),
+	opCase("in", `{"field":"orders.status","op":"in","values":["placed","shipped"]}`, "60"),
+	opCase("not_in", `{"field":"orders.status","op":"not_in","values":["placed","shipped"]}`, "40"),
+	opCase("gt", `{"field":"orders.amount","op":"gt","value":20}`, "70"),
+	opCase("gte", `{"field":"orders.amount","op":"gte","value":20}`, "90"),
+	opCase("lt", `{"field":"orders.amount","op":"lt","value":20}`, "10"),
+	opCase("lte", `{"field":"orders.amount","op":"lte","value":20}`, "30"),
+	opCase("between", `{"field":"orders.amount","op":"between","values":[20,30]}`, "50"),
+	opCase("contains", `{"field":"orders.status","op":"contains","value":"HIP"}`, "20"),
+	opCase("starts_with", `{"field":"orders.status","op":"starts_with","value":"re"}`, "40"),
+	opCase("is_null", `{"field":"orders.ship_day","op":"is_null"}`, "40"),
+	opCase("is_not_null", `{"field":"orders.ship_day","op":"is_not_null"}`, "60"),
+	opCase("in_date_range", `{"field":"orders.order_day","op":"in_date_range","values":["2024-02-01","2024-02-29"]}`, "50"),
+}
+
+// requestPaths lists the JSON paths of every field of a request type t,
+// nested objects as "parent[].child" (slices) or "parent.child";
+// embedded structs are flattened as encoding/json does.
+func requestPaths(t reflect.Type, prefix string) []string {
+	var out []string
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		ft := sf.Type
+		if sf.Anonymous && ft.Kind() == reflect.Struct {
+			out = append(out, requestPaths(ft, prefix)...)
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		out = append(out, prefix+name)
+		sep := "."
+		for ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Slice {
+			if ft.Kind() == reflect.Slice {
+				sep = "[]."
+			}
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct {
+			out = append(out, requestPaths(ft, prefix+name+sep)...)
+		}
+	}
+	return out
+}
+
+// checkEnumerated fails for every field of t without a case and every
+// case naming no field of t.
+func checkEnumerated(t *testing.T, typ reflect.Type, cases []string, what string) {
+	t.Helper()
+	fields := requestPaths(typ, "")
+	for _, p := range fields {
+		if !slices.Contains(cases, p) {
+			t.Errorf("%s has field %q and no case proves its effect: add an entry to %s in server/fields_test.go "+
+				"(a base request without it, a variant with it, both answers written by hand, or the problem code that refuses it)", typ, p, what)
+		}
+	}
+	for _, c := range cases {
+		if !slices.Contains(fields, c) {
+			t.Errorf("%s: case for %q, which is no field of %s; rename or delete the case", what, c, typ)
+		}
+	}
+}
+
+func casePaths(cases []fieldCase) []string {
+	var out []string
+	for _, c := range cases {
+		out = append(out, c.path)
+	}
+	return out
+}
+
+type fieldsFixture struct {
+	*fixture
+	audit *syncBuffer
+}
+
+// newFieldsFixture serves testdata/fields.yaml, governed by
+// testdata/fields.governance.yaml, over fieldsTables.
+func newFieldsFixture(t *testing.T) *fieldsFixture {
+	t.Helper()
+	arts, err := LoadGovernedModelFiles([]string{"testdata/fields.yaml"}, "testdata/fields.governance.yaml", compiler.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit := &syncBuffer{}
+	f := newFixture(t, func(c *Config) {
+		c.Models = arts
+		c.Audit = &AuditOptions{Logger: slog.New(slog.NewJSONHandler(audit, nil))}
+	})
+	if err := f.eng.Exec(context.Background(), fieldsTables); err != nil {
+		t.Fatal(err)
+	}
+	return &fieldsFixture{fixture: f, audit: audit}
+}
+
+// answerText renders an answer's rows as the cases write them.
+func answerText(rows [][]any, total *int64, explain bool) string {
+	var b strings.Builder
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		for j, v := range r {
+			if j > 0 {
+				b.WriteByte('|')
+			}
+			if v == nil {
+				b.WriteString("NULL")
+			} else {
+				fmt.Fprint(&b, v)
+			}
+		}
+	}
+	if total != nil {
+		fmt.Fprintf(&b, " total=%d", *total)
+	}
+	if explain {
+		b.WriteString(" explain")
+	}
+	return b.String()
+}
+
+// fieldEntryPoints answer one request body the way each entry point
+// does, as text. "sql" runs the SQL /sql plans on the same engine.
+func (f *fieldsFixture) entryPoints() map[string]func(t *testing.T, body string) string {
+	return map[string]func(t *testing.T, body string) string{
+		"query": func(t *testing.T, body string) string {
+			resp, b := f.do(t, "POST", "/v1/models/fields/query", body)
+			if resp.StatusCode != 200 {
+				return problemCode(t, b)
+			}
+			var a struct {
+				Rows  [][]any `json:"rows"`
+				Total *int64  `json:"total"`
+			}
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.UseNumber()
+			if err := dec.Decode(&a); err != nil {
+				t.Fatalf("%s: %v", b, err)
+			}
+			return answerText(a.Rows, a.Total, false)
+		},
+		"sql": func(t *testing.T, body string) string {
+			resp, b := f.do(t, "POST", "/v1/models/fields/sql", body)
+			if resp.StatusCode != 200 {
+				return problemCode(t, b)
+			}
+			var p PlanResponse
+			if err := json.Unmarshal(b, &p); err != nil {
+				t.Fatalf("%s: %v", b, err)
+			}
+			return answerText(f.sqlRows(t, p.SQL), nil, p.Explain != "")
+		},
+	}
+}
+
+// sqlRows runs planned SQL on the fixture's engine, rows in JSON form
+// with the planner's internal columns (none here) as returned.
+func (f *fieldsFixture) sqlRows(t *testing.T, sql string) [][]any {
+	t.Helper()
+	res, err := f.eng.Query(context.Background(), sql, 1000)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	rows := jsonRows(t, res.Rows)
+	for _, r := range rows {
+		for i, v := range r {
+			// An engine DATE arrives as a midnight timestamp; the answer
+			// formats write the day.
+			if s, ok := v.(string); ok && strings.HasSuffix(s, "T00:00:00Z") {
+				r[i] = strings.TrimSuffix(s, "T00:00:00Z")
+			}
+		}
+	}
+	return rows
+}
+
+func (c fieldCase) wants(entry string) (base, variant string) {
+	base, variant = c.baseWant, c.want
+	if w, ok := c.baseOn[entry]; ok {
+		base = w
+	}
+	if w, ok := c.on[entry]; ok {
+		variant = w
+	}
+	return base, variant
+}
+
+// TestEveryQueryFieldHasAnEffect: every JSON field of a query body
+// (plan.Query and the server's own options, queryRequest) has a case, and
+// on every entry point each case's base and variant give the answers
+// written by hand, which differ.
+func TestEveryQueryFieldHasAnEffect(t *testing.T) {
+	checkEnumerated(t, reflect.TypeFor[queryRequest](), casePaths(queryFieldCases), "queryFieldCases")
+	var ops []string
+	for _, c := range queryFieldCases {
+		if c.path == "filters[].op" && c.baseWant == "100" {
+			ops = append(ops, c.why)
+		}
+	}
+	sort.Strings(ops)
+	want := slices.Clone(plan.FilterOps)
+	sort.Strings(want)
+	if !slices.Equal(ops, want) {
+		t.Errorf("filter operators with a case %v, want one case per operator of plan.FilterOps %v", ops, want)
+	}
+	f := newFieldsFixture(t)
+	runFieldCases(t, f.entryPoints(), queryFieldCases)
+}
+
+func runFieldCases(t *testing.T, entries map[string]func(*testing.T, string) string, cases []fieldCase) {
+	names := make([]string, 0, len(entries))
+	for n := range entries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, c := range cases {
+		for _, entry := range names {
+			t.Run(entry+"/"+c.path+"/"+c.why, func(t *testing.T) {
+				wantBase, wantVariant := c.wants(entry)
+				if wantBase == wantVariant {
+					t.Fatalf("case %q: base and variant are meant to answer the same (%q); a case proves a difference", c.why, wantBase)
+				}
+				if got := entries[entry](t, c.base); got != wantBase {
+					t.Errorf("base %s\n got  %q\n want %q", c.base, got, wantBase)
+				}
+				if got := entries[entry](t, c.variant); got != wantVariant {
+					t.Errorf("variant %s\n got  %q\n want %q", c.variant, got, wantVariant)
+				}
+			})
+		}
+	}
+}
+
+// callerCase proves one field of Identity has an effect: the caller is a
+// request field too, set by authentication instead of the body. The
+// answer is that of byState, then the caller and method the audit line
+// records in brackets.
+type callerCase struct {
+	path, why     string
+	base, variant Identity
+	baseWant      string
+	want          string
+}
+
+var callerFieldCases = []callerCase{
+	{path: "Roles", why: "no role reads nothing; a role's row filter keeps the caller's state",
+		base: Identity{Attributes: map[string]string{"state": "CA"}}, baseWant: compiler.CodeUnknownModel + " [caller= auth=]",
+		variant: Identity{Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}, want: "CA|30 [caller= auth=]"},
+	{path: "Attributes", why: "the row filter reads caller.state; a missing attribute admits no rows",
+		base: Identity{Roles: []string{"state_analyst"}}, baseWant: " [caller= auth=]",
+		variant: Identity{Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "NY"}}, want: "NY|70 [caller= auth=]"},
+	{path: "Namespaces", why: "a caller limited to a namespace that does not publish the model",
+		base: Identity{Roles: []string{"everything"}}, baseWant: byStateRows + " [caller= auth=]",
+		variant: Identity{Roles: []string{"everything"}, Namespaces: []string{"team-a"}}, want: compiler.CodeUnknownModel + " [caller= auth=]"},
+	{path: "Name", why: "who asked, in the audit line",
+		base: Identity{Roles: []string{"everything"}}, baseWant: byStateRows + " [caller= auth=]",
+		variant: Identity{Roles: []string{"everything"}, Name: "alice"}, want: byStateRows + " [caller=alice auth=]"},
+	{path: "Method", why: "how the caller was authenticated, in the audit line",
+		base: Identity{Roles: []string{"everything"}}, baseWant: byStateRows + " [caller= auth=]",
+		variant: Identity{Roles: []string{"everything"}, Method: MethodToken}, want: byStateRows + " [caller= auth=token]"},
+}
+
+// TestEveryCallerFieldHasAnEffect: every field of Identity has a case,
+// and each case's callers get the answers written by hand.
+func TestEveryCallerFieldHasAnEffect(t *testing.T) {
+	var paths []string
+	for _, c := range callerFieldCases {
+		paths = append(paths, c.path)
+	}
+	checkEnumerated(t, reflect.TypeFor[Identity](), paths, "callerFieldCases")
+	f := newFieldsFixture(t)
+	q, perr := plan.ParseQuery([]byte(byState))
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	answer := func(t *testing.T, id Identity) string {
+		resp, err := f.srv.Answer(WithIdentity(context.Background(), &id), "fields", q)
+		got := ""
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatal(err)
+			}
+			got = e.Code
+		} else {
+			got = answerText(jsonRows(t, resp.Rows), nil, false)
+		}
+		lines := strings.Split(strings.TrimSpace(f.audit.String()), "\n")
+		var line struct{ Caller, Auth string }
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &line); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%s [caller=%s auth=%s]", got, line.Caller, line.Auth)
+	}
+	for _, c := range callerFieldCases {
+		t.Run(c.path+"/"+c.why, func(t *testing.T) {
+			if got := answer(t, c.base); got != c.baseWant {
+				t.Errorf("base %+v\n got  %q\n want %q", c.base, got, c.baseWant)
+			}
+			if got := answer(t, c.variant); got != c.want {
+				t.Errorf("variant %+v\n got  %q\n want %q", c.variant, got, c.want)
+			}
+		})
+	}
+}
