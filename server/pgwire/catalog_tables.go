@@ -82,16 +82,16 @@ func (c *catalog) relation(schema, name, user, database string) (*relation, bool
 			"reltablespace:oid reloftype:oid relam:oid reloptions relpartbound relhassubclass:bool relnatts:int2 relreplident:char relacl reltoastrelid:oid")
 		for i, t := range c.tables {
 			r.add(relOID(i), t.Name, nsOID(i), "r", int64(oidOwner), float64(-1), int64(0), false, "p",
-				int64(0), false, false, false, false, false, int64(0), int64(0), int64(2), nil, nil, false, int64(len(t.Columns)), "n", nil, int64(0))
+				int64(0), false, false, false, false, false, int64(0), int64(0), int64(2), nil, nil, false, int64(len(t.Columns)), "d", nil, int64(0))
 		}
 		return r, true
 	case "pg_attribute":
 		r := rel("attrelid:oid attname:name atttypid:oid attnum:int2 attnotnull:bool attisdropped:bool atttypmod:int4 atthasdef:bool " +
-			"attidentity:char attgenerated:char attcollation:oid attlen:int2 attstattarget:int4 attndims:int4 attislocal:bool attinhcount:int4 attstorage:char attacl attoptions attfdwoptions")
+			"attidentity:char attgenerated:char attcollation:oid attlen:int2 attstattarget:int4 attndims:int4 attislocal:bool attinhcount:int4 attstorage:char attcompression:char attacl attoptions attfdwoptions")
 		for i, t := range c.tables {
 			for j, col := range t.Columns {
 				oid := selItem{col: &t.Columns[j]}.oid()
-				r.add(relOID(i), col.Name, int64(oid), int64(j+1), false, false, int64(-1), false, "", "", int64(0), int64(typeSize(oid)), int64(-1), int64(0), true, int64(0), "p", nil, nil, nil)
+				r.add(relOID(i), col.Name, int64(oid), int64(j+1), false, false, int64(-1), false, "", "", int64(0), int64(typeSize(oid)), int64(-1), int64(0), true, int64(0), "p", "", nil, nil, nil)
 			}
 		}
 		return r, true
