@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/pgwire"
 )
 
 func (e *env) serveCmd() *cobra.Command {
@@ -19,6 +20,7 @@ func (e *env) serveCmd() *cobra.Command {
 		addr    string
 		maxBody int64
 		auth    server.AuthFlags
+		pg      pgwire.Flags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -39,6 +41,9 @@ func (e *env) serveCmd() *cobra.Command {
 			if err := auth.Check(addr); err != nil {
 				return usagef("%v", err)
 			}
+			if err := pg.Check(&auth); err != nil {
+				return usagef("%v", err)
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
@@ -51,7 +56,18 @@ func (e *env) serveCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
-			if err := server.ListenAndServe(ctx, addr, srv.Handler(), log); err != nil {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			waitSQL, err := pg.Start(ctx, srv, log)
+			if err != nil {
+				return failf("%v", err)
+			}
+			err = server.ListenAndServe(ctx, addr, srv.Handler(), log)
+			cancel()
+			if werr := waitSQL(); err == nil {
+				err = werr
+			}
+			if err != nil {
 				return failf("%v", err)
 			}
 			return nil
@@ -63,6 +79,9 @@ func (e *env) serveCmd() *cobra.Command {
 	authFlags := flag.NewFlagSet("auth", flag.ContinueOnError)
 	auth.Register(authFlags)
 	f.AddGoFlagSet(authFlags)
+	pgFlags := flag.NewFlagSet("pgwire", flag.ContinueOnError)
+	pg.Register(pgFlags)
+	f.AddGoFlagSet(pgFlags)
 	f.Int64Var(&maxBody, "max-body-bytes", server.DefaultMaxBodyBytes, "request body limit")
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/connect"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/pgwire"
 )
 
 // options are the command line of cmd/server. Every flag is defined in
@@ -30,6 +31,7 @@ type options struct {
 	maxRows                         int
 	timeout                         time.Duration
 	auth                            server.AuthFlags
+	pg                              pgwire.Flags
 	limits                          server.Limits
 	version                         bool
 }
@@ -61,6 +63,9 @@ func (o *options) register(f *pflag.FlagSet) {
 	authFlags := flag.NewFlagSet("auth", flag.ContinueOnError)
 	o.auth.Register(authFlags)
 	f.AddGoFlagSet(authFlags)
+	pgFlags := flag.NewFlagSet("pgwire", flag.ContinueOnError)
+	o.pg.Register(pgFlags)
+	f.AddGoFlagSet(pgFlags)
 	limitFlags := flag.NewFlagSet("limits", flag.ContinueOnError)
 	o.limits.Register(limitFlags)
 	f.AddGoFlagSet(limitFlags)
@@ -97,6 +102,9 @@ func (o *options) check() string {
 		return err.Error()
 	}
 	if err := o.auth.Check(o.addr); err != nil {
+		return err.Error()
+	}
+	if err := o.pg.Check(&o.auth); err != nil {
 		return err.Error()
 	}
 	if err := o.limits.Check(); err != nil {

@@ -177,11 +177,22 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 		// SIGHUP reloads now instead of stopping the server.
 		srv.WatchModelFiles(ctx, files, 0).ReloadOn(ctx, syscall.SIGHUP)
 	}
-	if err := server.ListenAndServe(ctx, o.addr, srv.Handler(), log); err != nil {
-		log.Error("server stopped", "error", err)
+	waitSQL, err := o.pg.Start(ctx, srv, log)
+	if err != nil {
+		log.Error("cannot serve SQL", "error", err)
 		return 1
 	}
-	return 0
+	code := 0
+	if err := server.ListenAndServe(ctx, o.addr, srv.Handler(), log); err != nil {
+		log.Error("server stopped", "error", err)
+		code = 1
+	}
+	cancel() // the SQL endpoint stops with the HTTP server
+	if err := waitSQL(); err != nil {
+		log.Error("SQL endpoint stopped", "error", err)
+		code = 1
+	}
+	return code
 }
 
 // checkDuckDBFile refuses a --duckdb path that does not exist: DuckDB
