@@ -120,10 +120,6 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 		return 1
 	}
 	defer eng.Close()
-	if err := server.Sandbox(context.WithoutCancel(ctx), eng, cfg.Models); err != nil {
-		log.Error("cannot sandbox the engine", "error", err)
-		return 1
-	}
 	cfg.Engine = eng
 
 	ctx, cancel := context.WithCancel(ctx)
