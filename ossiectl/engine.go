@@ -15,8 +15,11 @@ import (
 // engineFlags select the engine of query and serve (engine/connect):
 // DuckDB by default (--duckdb, --load), or PostgreSQL or Trino with the
 // connection string in a variable or a file, never in a flag value.
+// allowRead is --allow-read: the host files DuckDB may read besides its
+// database (engine.Sandboxer).
 type engineFlags struct {
 	engine, dsnEnv, dsnFile, passwordFile string
+	allowRead                             []string
 }
 
 func (f *engineFlags) register(cmd *cobra.Command) {
@@ -25,14 +28,20 @@ func (f *engineFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.dsnEnv, "dsn-env", "", "postgres, trino: name of the environment variable holding the connection string")
 	fl.StringVar(&f.dsnFile, "dsn-file", "", "postgres, trino: file holding the connection string (e.g. a mounted Secret key)")
 	fl.StringVar(&f.passwordFile, "password-file", "", "postgres: file whose content replaces the connection string's password")
+	f.registerAllowRead(cmd)
 }
 
-// open opens the selected engine. DuckDB opens dbPath and loads the files
-// (openDuckDB); the networked engines take no --duckdb or --load and use
-// the compile defaults as their session catalog and schema.
+func (f *engineFlags) registerAllowRead(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&f.allowRead, "allow-read", nil, connect.AllowReadUsage)
+}
+
+// open opens the selected engine. DuckDB opens dbPath, loads the files
+// and is then sandboxed to --allow-read (openDuckDB); the networked
+// engines take no --duckdb, --load or --allow-read and use the compile
+// defaults as their session catalog and schema.
 func (f *engineFlags) open(ctx context.Context, dbPath string, loads []tableLoad, opts compiler.CompileOptions) (engine.Engine, error) {
 	o := connect.Options{Engine: f.engine, DuckDBPath: dbPath, DSNEnv: f.dsnEnv, DSNFile: f.dsnFile,
-		PasswordFile: f.passwordFile, Catalog: opts.DefaultCatalog, Schema: opts.DefaultSchema}
+		PasswordFile: f.passwordFile, Catalog: opts.DefaultCatalog, Schema: opts.DefaultSchema, AllowRead: f.allowRead}
 	if err := o.Check(); err != nil {
 		return nil, usagef("%v", err)
 	}
@@ -41,7 +50,7 @@ func (f *engineFlags) open(ctx context.Context, dbPath string, loads []tableLoad
 	}
 	if f.engine == "" || f.engine == connect.DuckDB {
 		if f.dsnEnv == "" && f.dsnFile == "" {
-			return openDuckDB(ctx, dbPath, loads)
+			return openDuckDB(ctx, dbPath, loads, f.allowRead)
 		}
 	}
 	if len(loads) > 0 {

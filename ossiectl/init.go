@@ -15,6 +15,7 @@ import (
 
 	"github.com/ossie-dev/ossie/catalog"
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine/connect"
 )
 
 // initFlags are the options of `ossiectl init`.
@@ -30,6 +31,7 @@ type initFlags struct {
 	// engine
 	engineKind, duckdbFile, dsnEnv, dsnFile, passwordFile string
 	schemas                                               []string
+	allowRead                                             []string
 }
 
 const initExample = `  # every table of two Glue databases, in the engine catalog "awsdatacatalog"
@@ -94,6 +96,7 @@ func (e *env) initCmd() *cobra.Command {
 	fl.StringVar(&f.dsnEnv, "dsn-env", "", "engine postgres/trino: environment variable holding the DSN")
 	fl.StringVar(&f.dsnFile, "dsn-file", "", "engine postgres/trino: file holding the DSN (e.g. a mounted Secret)")
 	fl.StringVar(&f.passwordFile, "password-file", "", "engine postgres: file whose content replaces the DSN's password")
+	fl.StringArrayVar(&f.allowRead, "allow-read", nil, connect.AllowReadUsage)
 	fl.StringSliceVar(&f.schemas, "schema", nil, "engine: schema name patterns, comma-separated (default: all but system schemas)")
 	return cmd
 }

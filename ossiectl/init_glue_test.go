@@ -317,7 +317,9 @@ func TestInitFromGlueAnswers(t *testing.T) {
 	if code, out, errOut := run(t, "", "validate", model); code != ExitOK {
 		t.Fatalf("validate exit %d:\n%s%s", code, out, errOut)
 	}
-	code, out, errOut := run(t, "", "query", model, "--duckdb", engineFile, "--metrics", "revenue", "--dimensions", "orders.dt", "--format", "csv")
+	// The engine's views read the Glue tables' files: the sandbox lets
+	// the query read them only because --allow-read names their directory.
+	code, out, errOut := run(t, "", "query", model, "--duckdb", engineFile, "--allow-read", dir, "--metrics", "revenue", "--dimensions", "orders.dt", "--format", "csv")
 	if code != ExitOK {
 		t.Fatalf("query exit %d: %s", code, errOut)
 	}

@@ -68,7 +68,7 @@ func glueFailure(err error) error {
 func (e *env) readEngine(ctx context.Context, f initFlags) (*initSource, error) {
 	opts := catalog.EngineOptions{Kind: f.engineKind, Catalog: f.catalog, Schemas: f.schemas, Tables: f.tables}
 	var origin, fallback string
-	co := connect.Options{Engine: f.engineKind, DSNEnv: f.dsnEnv, DSNFile: f.dsnFile, PasswordFile: f.passwordFile}
+	co := connect.Options{Engine: f.engineKind, DSNEnv: f.dsnEnv, DSNFile: f.dsnFile, PasswordFile: f.passwordFile, AllowRead: f.allowRead}
 	next := "check " + dsnWhere(f.dsnEnv, f.dsnFile)
 	switch f.engineKind {
 	case catalog.KindDuckDB:

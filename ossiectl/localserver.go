@@ -80,12 +80,6 @@ func (l *localServerFlags) open(ctx context.Context, e *env, log *slog.Logger, c
 		fmt.Fprintln(e.stderr, err)
 		return nil, nil, failed
 	}
-	// Model SQL must not reach the host: after loading, DuckDB may read
-	// only the models' own files (docs/server.md).
-	if err := server.Sandbox(ctx, eng, arts); err != nil {
-		eng.Close()
-		return nil, nil, failf("%v", err)
-	}
 	cfg.Engine, cfg.Models, cfg.MaxRows, cfg.QueryTimeout, cfg.Logger = eng, arts, l.maxRows, l.timeout, log
 	cfg.Audit = &server.AuditOptions{FilterValues: l.auditValues}
 	cfg.Limits = l.limits

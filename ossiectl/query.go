@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +46,8 @@ func (e *env) queryCmd() *cobra.Command {
 			"With --duckdb, a loaded table is added to that file and --load\n" +
 			"refuses to replace a table or view the file already has. A result cut by --max-rows is\n" +
 			"reported as truncated.\n" +
+			"DuckDB reads its database, the --load files and the --allow-read paths only: a model\n" +
+			"source reading any other file of this machine is refused (OSS5014, exit 1).\n" +
 			"--engine postgres|trino runs on that engine instead, with the connection string in\n" +
 			"--dsn-env or --dsn-file (never a flag value).\n" +
 			"--rollups first builds every rollup the model declares in the schema ossie_rollups of the\n" +
@@ -164,10 +167,15 @@ func parseLoads(specs []string) ([]tableLoad, error) {
 	return out, nil
 }
 
-// openDuckDB opens path (in-memory when "") and loads the files. A path
-// that does not exist is refused unless there is something to load into
-// it, so a mistyped --duckdb never silently answers from an empty database.
-func openDuckDB(ctx context.Context, path string, loads []tableLoad) (*duckdb.Engine, error) {
+// openDuckDB opens path (in-memory when "") and loads the files, then
+// sandboxes the engine to allow (--allow-read; engine.Sandboxer): the
+// model file may come from someone else (CI runs query and validate on
+// contributors' models), so its SQL reads the loaded tables, the
+// database's relations and the files the user named, nothing else of the
+// host. A path that does not exist is refused unless there is something
+// to load into it, so a mistyped --duckdb never silently answers from an
+// empty database.
+func openDuckDB(ctx context.Context, path string, loads []tableLoad, allow []string) (*duckdb.Engine, error) {
 	if path != "" && len(loads) == 0 {
 		file, _, _ := strings.Cut(path, "?")
 		if _, err := os.Stat(file); err != nil {
@@ -189,6 +197,15 @@ func openDuckDB(ctx context.Context, path string, loads []tableLoad) (*duckdb.En
 			eng.Close()
 			return nil, loadError(l, err)
 		}
+	}
+	// --load files are named by the user, so the model may read them too.
+	allow = slices.Clip(allow)
+	for _, l := range loads {
+		allow = append(allow, l.file)
+	}
+	if err := eng.Sandbox(ctx, allow); err != nil {
+		eng.Close()
+		return nil, usagef("--allow-read: %v", err)
 	}
 	return eng, nil
 }
@@ -256,6 +273,8 @@ func (e *env) reportAnswerError(err error, inMemory bool) error {
 			return &exitError{code: ExitUnreachable, message: msg + "; check that the engine is running and reachable (and the connection string), then retry"}
 		case se.Code == compiler.CodeEngine && inMemory && missingRelation(se.Detail):
 			return failf("%s; the in-memory database is empty: load the model's tables with --load TABLE=FILE (Parquet/CSV), or open a database file with --duckdb FILE", msg)
+		case se.Code == compiler.CodeSandboxed:
+			return failf("%s; if you trust the model with that file, name it (or its directory or a glob) with --allow-read", msg)
 		case se.Code == compiler.CodeEngine && missingRelation(se.Detail):
 			return failf("%s; the model's source names a table the database does not have: check the dataset's source (and --default-catalog/--default-schema)", msg)
 		}

@@ -55,12 +55,7 @@ func TestServePassesAuthAndGovernance(t *testing.T) {
 	if code, body := srv.Call("POST", "/v1/models/shop/sql", `{"metrics":["order_count"]}`, token); code != 403 || !strings.Contains(body, "OSS5007") {
 		t.Errorf("sql under the role: %d %s", code, body)
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if code := srv.Exit(t); code != 0 {
-		t.Errorf("exit %d after SIGINT\n%s", code, errb.String())
-	}
+	interruptServe(t, srv, &errb)
 	if strings.Contains(errb.String(), token) {
 		t.Error("the log shows the token")
 	}
@@ -113,12 +108,7 @@ func TestServeReloadsModelFiles(t *testing.T) {
 	if _, models := srv.Call("GET", "/v1/models", "", ""); !strings.Contains(models, "bigger shop") {
 		t.Errorf("a broken edit replaced the serving model: %s (readyz %s)", models, body)
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if code := srv.Exit(t); code != 0 {
-		t.Errorf("exit %d\n%s", code, errb.String())
-	}
+	interruptServe(t, srv, &errb)
 }
 
 // TestServeLimitFlags: `ossiectl serve` takes the query caps and load
@@ -143,10 +133,17 @@ func TestServeLimitFlags(t *testing.T) {
 	if code, body := srv.Call("POST", "/v1/models/shop/sql", q, ""); code != 400 || !strings.Contains(body, "OSS4020") || !strings.Contains(body, "2 filters, over the limit of 1") {
 		t.Errorf("two filters with --max-filters 1: %d %s", code, body)
 	}
+	interruptServe(t, srv, &errb)
+}
+
+// interruptServe stops a serve started by servertest.Start as Ctrl-C
+// does (SIGINT to this process) and checks it exits 0; log is its stderr.
+func interruptServe(t *testing.T, srv *servertest.Command, log *bytes.Buffer) {
+	t.Helper()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	if code := srv.Exit(t); code != 0 {
-		t.Errorf("exit %d after SIGINT\n%s", code, errb.String())
+		t.Errorf("exit %d after SIGINT\n%s", code, log.String())
 	}
 }

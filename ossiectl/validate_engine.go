@@ -30,6 +30,7 @@ func (l *liveEngine) register(cmd *cobra.Command) {
 	fl.StringVar(&l.ef.dsnEnv, "dsn-env", "", "with --engine postgres|trino: bind to the engine whose connection string is in this environment variable")
 	fl.StringVar(&l.ef.dsnFile, "dsn-file", "", "with --engine postgres|trino: bind to the engine whose connection string is in this file")
 	fl.StringVar(&l.ef.passwordFile, "password-file", "", "postgres: file whose content replaces the connection string's password")
+	l.ef.registerAllowRead(cmd)
 	fl.DurationVar(&l.timeout, "bind-timeout", 30*time.Second, "time limit of each look-up on the live engine")
 }
 

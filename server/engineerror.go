@@ -20,7 +20,7 @@ const (
 	detailInvalidInput = "a filter value cannot be converted to the type of the field it is compared with"
 	detailNotFound     = "the model's source (a table, view or column a dataset reads) is missing in the engine (drift); an operator can find the engine's message in the server log under this request_id"
 	detailPermission   = "the engine's user may not read a source of the model; an operator can find the engine's message in the server log under this request_id"
-	detailSandboxed    = "the model's source reads a file or setting outside the engine's sandbox, which allows only the models' own file sources and the database's relations; an operator can find the engine's message in the server log under this request_id"
+	detailSandboxed    = "the model's source reads a file or setting outside the engine's sandbox, which allows only the database's relations and the files --allow-read names; an operator can find the engine's message in the server log under this request_id"
 	detailUnavailable  = "the engine cannot be reached right now; retry later"
 	detailEngine       = "the engine failed the query; an operator can find the engine's message in the server log under this request_id"
 )

@@ -58,6 +58,7 @@ type config struct {
 	metricsAddr, probeAddr                string
 	kubeconfig                            string
 	viewGrants                            []string
+	allowRead                             []string
 	verbose, version                      bool
 }
 
@@ -68,6 +69,7 @@ func (c *config) register(f *pflag.FlagSet) {
 	f.StringVar(&c.dsnEnv, "dsn-env", "", "name of the environment variable holding the engine connection string (DuckDB: database file path)")
 	f.StringVar(&c.dsnFile, "dsn-file", "", "file holding the engine connection string, e.g. a key of a mounted Secret")
 	f.StringVar(&c.passwordFile, "password-file", "", "postgres: file whose content replaces the connection string's password")
+	f.StringArrayVar(&c.allowRead, "allow-read", nil, connect.AllowReadUsage)
 	f.StringVar(&c.opts.Compile.DefaultCatalog, "default-catalog", "", "catalog prepended to table sources that name none (trino: also the session catalog)")
 	f.StringVar(&c.opts.Compile.DefaultSchema, "default-schema", "", "schema prepended to table sources that name none (trino: also the session schema)")
 	f.StringVar(&c.opts.Compile.StoredTimezone, "stored-timezone", "", "IANA zone of the instants in naive DateTime columns whose model, dataset and field declare none (default UTC)")
@@ -165,28 +167,18 @@ func (c *config) namespaceList() []string {
 // engineOptions are the engine flags for engine/connect.
 func (c *config) engineOptions() connect.Options {
 	return connect.Options{Engine: c.engine, DSNEnv: c.dsnEnv, DSNFile: c.dsnFile, PasswordFile: c.passwordFile,
-		Catalog: c.opts.Compile.DefaultCatalog, Schema: c.opts.Compile.DefaultSchema}
+		Catalog: c.opts.Compile.DefaultCatalog, Schema: c.opts.Compile.DefaultSchema, AllowRead: c.allowRead}
 }
 
 // openEngine builds the engine from the flags. Errors never quote the
 // connection string. An in-process engine (DuckDB) is sandboxed at once
-// (engine.Sandboxer, no data files): the operator only describes sources
-// and creates views, and a SemanticModel author's query source must not
-// read the operator's files (its mounted Secrets, the service account
-// token) through it; model file sources are then unreadable here and are
-// reported as such (docs/operator.md).
+// (connect.Open; engine.Sandboxer) to the --allow-read files: the
+// operator only describes sources and creates views, and a SemanticModel
+// author's query source must not read the operator's files (its mounted
+// Secrets, the service account token) through it; a model file source
+// outside --allow-read is reported as unreadable (docs/operator.md).
 func openEngine(ctx context.Context, c *config) (engine.Engine, error) {
-	eng, err := connect.Open(ctx, c.engineOptions())
-	if err != nil {
-		return nil, err
-	}
-	if s, ok := eng.(engine.Sandboxer); ok {
-		if err := s.Sandbox(ctx, nil); err != nil {
-			eng.Close()
-			return nil, fmt.Errorf("cannot sandbox the engine: %w", err)
-		}
-	}
-	return eng, nil
+	return connect.Open(ctx, c.engineOptions())
 }
 
 // run parses args and runs the manager until SIGTERM or SIGINT. Exit

@@ -57,6 +57,7 @@ func TestFlags(t *testing.T) {
 		{"--view-grant", "analyst=bi_na"},                                     // DuckDB has no logins
 		{"--engine", "postgres", "--dsn-env", "A", "--view-grant", "analyst"}, // no login
 		{"--engine", "postgres", "--dsn-env", "A", "--view-grant", "=bi_na"},
+		{"--engine", "postgres", "--dsn-env", "A", "--allow-read", "/data"}, // a networked engine reads what its login may
 	} {
 		_, err := parseFlags(bad)
 		if err == nil {
@@ -109,19 +110,28 @@ func TestOpenDuckDBFromFile(t *testing.T) {
 // flags refuses both, so binding reports them unreadable instead of
 // describing them (a read_csv header would otherwise reach status as
 // column names), and no view over them can be created; tables of the
-// database still bind.
+// database and the files --allow-read names still bind. Issue 25 item 3:
+// a model's glob source (`/*.csv`, or the data glob itself) no longer
+// widens the sandbox, so neither it nor a tokens file beside the allowed
+// data is read.
 func TestOperatorDuckDBSandboxed(t *testing.T) {
 	dir := t.TempDir()
 	const secret = "operator_secret_0123456789"
 	host := filepath.Join(dir, "host.csv")
-	if err := os.WriteFile(host, []byte(secret+"\n1\n"), 0o600); err != nil {
+	tokens := filepath.Join(dir, "data", "tokens.yaml")
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	for name, body := range map[string]string{host: secret + "\n1\n", tokens: "tokens: [" + secret + "]\n", filepath.Join(dir, "data", "a.csv"): "x\n1\n"} {
+		if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	dsnFile := filepath.Join(dir, "dsn")
 	if err := os.WriteFile(dsnFile, []byte(filepath.Join(dir, "x.duckdb")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	eng := openFromFlags(t, "--dsn-file", dsnFile)
+	eng := openFromFlags(t, "--dsn-file", dsnFile, "--allow-read", filepath.Join(dir, "data", "*.csv"))
 	ctx := context.Background()
 	if err := eng.Exec(ctx, "CREATE TABLE orders (id INTEGER)"); err != nil {
 		t.Fatal(err)
@@ -142,6 +152,18 @@ semantic_model:
         source: "SELECT content FROM read_text('`+dsnFile+`')"
         fields:
           - {name: content, expression: {dialects: [{dialect: ANSI_SQL, expression: content}]}, datatype: String}
+      - name: data
+        source: `+filepath.Join(dir, "data", "*.csv")+`
+        fields:
+          - {name: x, expression: {dialects: [{dialect: ANSI_SQL, expression: x}]}, datatype: Integer}
+      - name: root_glob
+        source: /*.csv
+        fields:
+          - {name: x, expression: {dialects: [{dialect: ANSI_SQL, expression: x}]}, datatype: Integer}
+      - name: beside_data
+        source: "SELECT content FROM read_text('`+tokens+`')"
+        fields:
+          - {name: content, expression: {dialects: [{dialect: ANSI_SQL, expression: content}]}, datatype: String}
     metrics:
       - {name: n, expression: {dialects: [{dialect: ANSI_SQL, expression: COUNT(orders.id)}]}}
 `), compiler.CompileOptions{})
@@ -152,13 +174,17 @@ semantic_model:
 	if res.Unavailable != nil {
 		t.Fatal(res.Unavailable)
 	}
-	if len(res.Denied) != 2 || !strings.Contains(res.Denied[0], "outside the engine's sandbox") || strings.Contains(fmt.Sprint(res.Denied, res.Missing, res.Bindings), secret) {
+	if len(res.Denied) != 4 || !strings.Contains(res.Denied[0], "outside the engine's sandbox") || strings.Contains(fmt.Sprint(res.Denied, res.Missing, res.Bindings), secret) {
 		t.Errorf("host files not refused: denied %q, missing %q, bindings %+v", res.Denied, res.Missing, res.Bindings)
 	}
+	bound := 0
 	for _, b := range res.Bindings {
-		if b.Dataset == "orders" && (b.Columns != 1 || len(b.Missing) > 0) {
-			t.Errorf("the table did not bind: %+v", b)
+		if (b.Dataset == "orders" || b.Dataset == "data") && b.Columns == 1 && len(b.Missing) == 0 {
+			bound++
 		}
+	}
+	if bound != 2 {
+		t.Errorf("the table and the allowed files did not both bind: %+v", res.Bindings)
 	}
 	err := eng.Exec(ctx, "CREATE VIEW leak AS SELECT * FROM read_csv("+dialect.DuckDB.QuoteString(host)+")")
 	if !errors.Is(err, engine.ErrSandboxed) {

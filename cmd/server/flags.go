@@ -27,6 +27,7 @@ type options struct {
 	engine, dbPath, dsnEnv, dsnFile string
 	passwordFile, catalog, schema   string
 	storedTimezone                  string
+	allowRead                       []string
 	governance, addr                string
 	maxRows                         int
 	timeout                         time.Duration
@@ -47,6 +48,7 @@ func (o *options) register(f *pflag.FlagSet) {
 	f.BoolVar(&o.createDB, "create-duckdb", false, "create the --duckdb file when it does not exist (an empty database)")
 	f.StringVar(&o.dsnEnv, "dsn-env", "", "postgres, trino: name of the environment variable holding the connection string")
 	f.StringVar(&o.dsnFile, "dsn-file", "", "postgres, trino: file holding the connection string (e.g. a mounted Secret key)")
+	f.StringArrayVar(&o.allowRead, "allow-read", nil, connect.AllowReadUsage)
 	f.StringVar(&o.passwordFile, "password-file", "", "postgres: file whose content (trailing newline removed) replaces the connection string's password, if any (e.g. a mounted Secret key)")
 	f.StringVar(&o.addr, "addr", server.DefaultAddr, "listen address (host:port; :PORT listens on every interface and needs authentication or --no-auth)")
 	f.IntVar(&o.maxRows, "max-rows", server.DefaultMaxRows, "row cap per answer")
@@ -75,7 +77,7 @@ func (o *options) register(f *pflag.FlagSet) {
 // engineOptions are the engine flags for engine/connect.
 func (o *options) engineOptions() connect.Options {
 	return connect.Options{Engine: o.engine, DuckDBPath: o.dbPath, DSNEnv: o.dsnEnv, DSNFile: o.dsnFile,
-		PasswordFile: o.passwordFile, Catalog: o.catalog, Schema: o.schema}
+		PasswordFile: o.passwordFile, Catalog: o.catalog, Schema: o.schema, AllowRead: o.allowRead}
 }
 
 // check returns the usage rule the flags break, or "".

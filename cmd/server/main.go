@@ -125,16 +125,12 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 		// and a declared time zone kind the engine contradicts (OSS5008)
 		// refuses to start instead of answering shifted (BindModels).
 		files.Engine = eng
-		arts, err := files.Load(context.WithoutCancel(ctx)) // bounded by the bind timeout, like Sandbox
+		arts, err := files.Load(context.WithoutCancel(ctx)) // bounded by the bind timeout
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
 		cfg.Models = arts
-	}
-	if err := server.Sandbox(context.WithoutCancel(ctx), eng, cfg.Models); err != nil {
-		log.Error("cannot sandbox the engine", "error", err)
-		return 1
 	}
 	cfg.Engine = eng
 

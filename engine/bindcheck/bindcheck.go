@@ -131,13 +131,15 @@ func Check(ctx context.Context, eng engine.Engine, arts []*compiler.Artifact, ti
 				res.Missing = append(res.Missing, msg)
 				res.Problems = append(res.Problems, problem(compiler.CodeEngine, fmt.Sprintf("%s.datasets[%d].source", base, i), "the model has drifted from the engine: "+msg))
 			case errors.Is(d.err, engine.ErrPermissionDenied):
-				msg := fmt.Sprintf("dataset %s: the engine's user may not read %s (%s)", ds.Name, label, d.err.Error())
+				code, msg := compiler.CodeEngine, fmt.Sprintf("dataset %s: the engine's user may not read %s (%s)", ds.Name, label, d.err.Error())
 				if errors.Is(d.err, engine.ErrSandboxed) {
-					// No grant fixes this: the source reads outside the sandbox.
-					msg = fmt.Sprintf("dataset %s: %s reads outside the engine's sandbox, which allows the database's tables only (%s)", ds.Name, label, d.err.Error())
+					// No grant fixes this: the source reads outside the
+					// sandbox, the model's fault as in the server (OSS5014).
+					code = compiler.CodeSandboxed
+					msg = fmt.Sprintf("dataset %s: %s reads outside the engine's sandbox, which allows the database's tables and the files --allow-read names only (%s)", ds.Name, label, d.err.Error())
 				}
 				res.Denied = append(res.Denied, msg)
-				res.Problems = append(res.Problems, problem(compiler.CodeEngine, fmt.Sprintf("%s.datasets[%d].source", base, i), msg))
+				res.Problems = append(res.Problems, problem(code, fmt.Sprintf("%s.datasets[%d].source", base, i), msg))
 			default:
 				res.Unavailable = fmt.Errorf("cannot check %s: %w", label, d.err)
 				return res

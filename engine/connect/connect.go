@@ -51,7 +51,18 @@ type Options struct {
 	// DSN's catalog/schema parameter. Commands pass their
 	// --default-catalog/--default-schema, the defaults models compile with.
 	Catalog, Schema string
+	// AllowRead (duckdb only) lists the local files, directories and
+	// globs the in-process engine may read besides its database
+	// (engine.Sandboxer): Open sandboxes DuckDB with it before it returns,
+	// so no statement a model sends can read the host's other files.
+	// Commands fill it from --allow-read (AllowReadUsage), never from a
+	// model.
+	AllowRead []string
 }
+
+// AllowReadUsage is the help text of the --allow-read flag every command
+// that opens DuckDB takes.
+const AllowReadUsage = "duckdb: let the engine read this local `PATH` besides its database (repeatable): a file, a directory (every file below it) or a glob (exactly the files it matches at start); every other host file is refused (OSS5014)"
 
 // Check reports a usage error: an unknown engine, a missing or doubled
 // DSN source, or an option the engine does not take. Open calls it.
@@ -77,6 +88,9 @@ func (o Options) Check() error {
 			return fmt.Errorf("--duckdb does not apply to --engine=%s", name)
 		}
 	}
+	if len(o.AllowRead) > 0 && name != DuckDB {
+		return fmt.Errorf("--allow-read applies to --engine=duckdb only (a networked engine reads what its login may)")
+	}
 	if o.PasswordFile != "" && name != Postgres {
 		return fmt.Errorf("--password-file applies to --engine=postgres only")
 	}
@@ -90,7 +104,8 @@ func (o Options) name() string {
 	return o.Engine
 }
 
-// Open checks o and opens the engine. A configuration error is a plain
+// Open checks o and opens the engine, DuckDB sandboxed to o.AllowRead.
+// A configuration error is a plain
 // error; an engine that cannot be reached or opened is an *engine.Error
 // wrapping engine.ErrUnavailable (from the engine packages).
 func Open(ctx context.Context, o Options) (engine.Engine, error) {
@@ -110,5 +125,13 @@ func Open(ctx context.Context, o Options) (engine.Engine, error) {
 			return nil, fmt.Errorf("duckdb: %w", err)
 		}
 	}
-	return duckdb.Open(path)
+	eng, err := duckdb.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := eng.Sandbox(ctx, o.AllowRead); err != nil {
+		eng.Close()
+		return nil, err
+	}
+	return eng, nil
 }

@@ -26,6 +26,7 @@ func TestCheckRefusesBadOptions(t *testing.T) {
 		{Engine: connect.DuckDB, DuckDBPath: "x.duckdb", DSNFile: "b"},
 		{Engine: connect.Trino, DSNEnv: "A", PasswordFile: "p"},
 		{Engine: connect.Trino, DSNEnv: "A", DuckDBPath: "x.duckdb"},
+		{Engine: connect.Postgres, DSNEnv: "A", AllowRead: []string{"/data"}},
 	} {
 		if err := o.Check(); err == nil {
 			t.Errorf("%+v accepted", o)
@@ -140,4 +141,34 @@ func writeFile(t *testing.T, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestOpenDuckDBSandboxed: every command that opens DuckDB through Open
+// (the operator, bin/server, ossiectl init and the DSN form of query,
+// serve and validate) gets an engine that reads the files AllowRead
+// names and refuses every other host file (engine.ErrSandboxed, which
+// the server answers as 403 OSS5014).
+func TestOpenDuckDBSandboxed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	allowed := writeFile(t, dir, "allowed.csv", "x\n7\n")
+	secret := writeFile(t, dir, "secret.txt", "s3cret\n")
+	for _, o := range []connect.Options{
+		{AllowRead: []string{allowed}},
+		{Engine: connect.DuckDB, DuckDBPath: filepath.Join(dir, "x.duckdb"), AllowRead: []string{allowed}},
+		{DSNFile: writeFile(t, dir, "dsn", filepath.Join(dir, "y.duckdb")), AllowRead: []string{allowed}},
+	} {
+		e, err := connect.Open(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Query(ctx, "SELECT sum(x) FROM read_csv('"+allowed+"')", 0)
+		if err != nil || len(res.Rows) != 1 || res.Rows[0][0] != float64(7) && res.Rows[0][0] != int64(7) {
+			t.Errorf("%+v: the allowed file: %+v %v", o, res, err)
+		}
+		if _, err := e.Query(ctx, "SELECT content FROM read_text('"+secret+"')", 0); !errors.Is(err, engine.ErrSandboxed) {
+			t.Errorf("%+v: a host file: %v, want engine.ErrSandboxed", o, err)
+		}
+		e.Close()
+	}
 }

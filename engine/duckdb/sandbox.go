@@ -3,6 +3,7 @@ package duckdb
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,37 +13,28 @@ import (
 
 var _ engine.Sandboxer = (*Engine)(nil)
 
-// Sandbox disables DuckDB's external access except for files (exact data
-// files; for a glob, the directory before its first wildcard), then locks
-// the configuration (`enable_external_access=false`,
-// `lock_configuration=true`; DuckDB docs, "Securing DuckDB"). Afterwards
-// read_text, read_csv, glob, COPY, ATTACH, INSTALL and LOAD of anything
-// else fail with a permission error (engine.ErrPermissionDenied), and SET
-// or RESET of any option fails. The settings are global to the database
-// instance, so every connection of the pool, and every other handle on
-// the same file in this process, is sandboxed. Relative paths are made
-// absolute against the working directory, which is how DuckDB resolves a
-// relative path in a query. Remote files (a path with "://") cannot be
-// read once external access is off and are refused here.
-func (e *Engine) Sandbox(ctx context.Context, files []string) error {
-	var paths, dirs []string
-	for _, f := range files {
-		if strings.Contains(f, "://") {
-			return fmt.Errorf("duckdb: cannot sandbox the engine with the remote file %s as a source: remote files need external access", f)
-		}
-		if i := strings.IndexAny(f, "*?[{"); i >= 0 {
-			dir, err := filepath.Abs(filepath.Dir(f[:i] + "x"))
-			if err != nil {
-				return fmt.Errorf("duckdb: sandbox: %w", err)
-			}
-			dirs = append(dirs, dir+string(filepath.Separator))
-			continue
-		}
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return fmt.Errorf("duckdb: sandbox: %w", err)
-		}
-		paths = append(paths, abs)
+// Sandbox disables DuckDB's external access except for allow (see
+// engine.Sandboxer for the three kinds of entry), then locks the
+// configuration (`enable_external_access=false`, `lock_configuration=true`;
+// DuckDB docs, "Securing DuckDB"). Afterwards read_text, read_csv, glob,
+// COPY, ATTACH, INSTALL and LOAD of anything else fail with a permission
+// error (engine.ErrSandboxed), and SET or RESET of any option fails. The
+// settings are global to the database instance, so every connection of
+// the pool, and every other handle on the same file in this process, is
+// sandboxed.
+//
+// A glob is put in `allowed_paths` as the pattern itself (DuckDB checks a
+// pattern's own path before it lists it) together with each file it
+// matches now; DuckDB checks every listed file again, so a file that
+// appears later, or any other file of the directory, stays unreadable.
+// Directories go to `allowed_directories`. Remote paths (with "://")
+// cannot be read once external access is off and are refused, as are an
+// entry that is not an absolute-able path and a glob that matches no
+// file (a typo would otherwise show up only as a refused query).
+func (e *Engine) Sandbox(ctx context.Context, allow []string) error {
+	paths, dirs, err := sandboxPaths(allow)
+	if err != nil {
+		return err
 	}
 	stmts := []string{}
 	if len(paths) > 0 {
@@ -58,6 +50,48 @@ func (e *Engine) Sandbox(ctx context.Context, files []string) error {
 		}
 	}
 	return nil
+}
+
+// sandboxPaths sorts allow into DuckDB's allowed_paths and
+// allowed_directories, absolute and cleaned (DuckDB cleans `..` in a
+// queried path before it compares).
+func sandboxPaths(allow []string) (paths, dirs []string, err error) {
+	for _, a := range allow {
+		if strings.Contains(a, "://") {
+			return nil, nil, fmt.Errorf("duckdb: sandbox: cannot allow the remote file %s: remote files need external access", a)
+		}
+		abs, err := filepath.Abs(a)
+		if err != nil {
+			return nil, nil, fmt.Errorf("duckdb: sandbox: %s: %w", a, err)
+		}
+		if strings.ContainsAny(a, "*?[") {
+			if strings.Contains(a, "**") {
+				return nil, nil, fmt.Errorf("duckdb: sandbox: %s: a recursive glob (**) is not allowed; name the directory to allow every file below it", a)
+			}
+			matches, err := filepath.Glob(abs)
+			if err != nil {
+				return nil, nil, fmt.Errorf("duckdb: sandbox: %s: %w", a, err)
+			}
+			files := 0
+			for _, m := range matches {
+				if st, err := os.Stat(m); err == nil && st.Mode().IsRegular() {
+					paths = append(paths, m)
+					files++
+				}
+			}
+			if files == 0 {
+				return nil, nil, fmt.Errorf("duckdb: sandbox: %s matches no file", a)
+			}
+			paths = append(paths, abs)
+			continue
+		}
+		if st, err := os.Stat(abs); (err == nil && st.IsDir()) || strings.HasSuffix(a, string(filepath.Separator)) {
+			dirs = append(dirs, strings.TrimSuffix(abs, string(filepath.Separator))+string(filepath.Separator))
+			continue
+		}
+		paths = append(paths, abs)
+	}
+	return paths, dirs, nil
 }
 
 // stringList is a DuckDB list literal of escaped strings.
