@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +15,7 @@ import (
 
 var (
 	flagEngines = flag.String("engines", "", "comma-separated engines to run (default: duckdb,postgres,trino)")
+	flagKube    = flag.Bool("kube", true, "run the Kubernetes-mode cells (a kube-apiserver and etcd for the test binary)")
 )
 
 // cellStats counts what ran, for the summary TestMain prints.
@@ -52,7 +53,7 @@ func checkCell(t *testing.T, c dcase.Case, engine string, cl cell) {
 			t.Skip(err)
 		}
 		if err == nil {
-			err = Check(c, o, path.Base(cl.name) == "csv" || cl.name == "ossiectl-csv" || cl.name == "http-csv")
+			err = Check(c, o, strings.HasSuffix(cl.name, "-csv"))
 		}
 		cellStats.Lock()
 		cellStats.ran[engine]++
@@ -90,7 +91,13 @@ func runCase(t *testing.T, h *harness, c dcase.Case) {
 				return RunOssiectl(ctx, c, files, p, format)
 			}})
 		}
+		checkCell(t, c, engine, cell{"governed-view", func(ctx context.Context) (Outcome, error) {
+			return RunView(ctx, c, files, p)
+		}})
 		runServed(t, h, c, files, p)
+		if h.kube != nil {
+			runKube(t, h, c, files, p)
+		}
 	}
 }
 
@@ -98,31 +105,69 @@ func runCase(t *testing.T, h *harness, c dcase.Case) {
 // and the MCP query tool against it.
 func runServed(t *testing.T, h *harness, c dcase.Case, files Files, p Place) {
 	t.Helper()
-	tokens, token := "", ""
-	if c.Caller != nil {
-		var err error
-		if tokens, token, err = TokensFile(t.TempDir(), c.Caller); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx := context.Background()
-	srv, err := StartServer(ctx, h.bin, t.TempDir(), LocalServerArgs(c, files, p, tokens), "")
+	tokens, token := tokensFor(t, c)
+	served(t, c, p.Engine, "http-", "mcp", "/v1/models/"+c.ModelName, "", token, func() (*Proc, error) {
+		return StartServer(context.Background(), h.bin, t.TempDir(), LocalServerArgs(c, files, p, tokens), nil)
+	})
+}
+
+// runKube publishes c's artifact for p in a namespace of its own and runs
+// the HTTP formats and the MCP query tool against `server --kube`
+// watching it.
+func runKube(t *testing.T, h *harness, c dcase.Case, files Files, p Place) {
+	t.Helper()
+	ns := fmt.Sprintf("%s-%s", p.Schema, p.Engine)
+	o, err := h.kube.Publish(context.Background(), ns, files, p)
 	if err != nil {
-		// The model does not load: every served cell reports the same
-		// refusal (a case that must be refused may be refused at load).
-		for _, f := range []string{"http-json", "http-csv", "http-arrow", "mcp"} {
-			checkCell(t, c, p.Engine, cell{f, func(context.Context) (Outcome, error) { return refusal(err.Error()), nil }})
+		t.Fatalf("publishing the artifact: %v", err)
+	}
+	if o != nil { // the documents do not compile: nothing is published
+		for _, f := range []string{"kube-json", "kube-csv", "kube-arrow", "kube-mcp"} {
+			checkCell(t, c, p.Engine, cell{f, func(context.Context) (Outcome, error) { return *o, nil }})
+		}
+		return
+	}
+	tokens, token := tokensFor(t, c)
+	served(t, c, p.Engine, "kube-", "kube-mcp", KubePath(ns, c.ModelName), ns, token, func() (*Proc, error) {
+		return StartServer(context.Background(), h.bin, t.TempDir(), KubeServerArgs(h.kube.Kubeconfig, ns, p, tokens), ServesModel(ns, c.ModelName))
+	})
+}
+
+// tokensFor writes the tokens file of c's caller: its path and the token,
+// both "" for an ungoverned case.
+func tokensFor(t *testing.T, c dcase.Case) (string, string) {
+	if c.Caller == nil {
+		return "", ""
+	}
+	tokens, token, err := TokensFile(t.TempDir(), c.Caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tokens, token
+}
+
+// served runs the HTTP formats (cells prefix+format) and the MCP query
+// tool (cell mcpCell) against the server start gives. A server that does
+// not start is every cell's refusal (a case that must be refused may be
+// refused at load).
+func served(t *testing.T, c dcase.Case, engine, prefix, mcpCell, modelPath, ns, token string, start func() (*Proc, error)) {
+	t.Helper()
+	names := []string{prefix + "json", prefix + "csv", prefix + "arrow", mcpCell}
+	srv, err := start()
+	if err != nil {
+		for _, f := range names {
+			checkCell(t, c, engine, cell{f, func(context.Context) (Outcome, error) { return refusal(err.Error()), nil }})
 		}
 		return
 	}
 	defer srv.Stop()
 	srv.Token = token
 	for _, f := range httpFormats {
-		checkCell(t, c, p.Engine, cell{"http-" + f.Name, func(ctx context.Context) (Outcome, error) {
-			return RunHTTP(ctx, srv, c, c.ModelName, f.Name)
+		checkCell(t, c, engine, cell{prefix + f.Name, func(ctx context.Context) (Outcome, error) {
+			return RunHTTP(ctx, srv, c, modelPath, f.Name)
 		}})
 	}
-	checkCell(t, c, p.Engine, cell{"mcp", func(ctx context.Context) (Outcome, error) { return RunMCP(ctx, srv, c) }})
+	checkCell(t, c, engine, cell{mcpCell, func(ctx context.Context) (Outcome, error) { return RunMCP(ctx, srv, c, ns) }})
 	if err := srv.Alive(); err != nil {
 		t.Error(err)
 	}

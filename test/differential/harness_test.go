@@ -27,6 +27,7 @@ type harness struct {
 	dir     string
 	bin     string
 	trinoDB *sql.DB
+	kube    *Kube // nil with -kube=false
 	seq     int
 }
 
@@ -67,6 +68,12 @@ func getHarness(t *testing.T) *harness {
 				tr := trinoserver.Shared(t)
 				h.trinoDB = tr.DB
 				os.Setenv(TrinoDSNEnv, tr.DSN("ossie", "memory", ""))
+			}
+		}
+		if *flagKube {
+			_, kubeconfig := kubetest.Start(t)
+			if h.kube, err = NewKube(kubeconfig); err != nil {
+				t.Fatal(err)
 			}
 		}
 		sharedHarness = h

@@ -19,7 +19,7 @@ import (
 // and compare_date_range, filters with field or metric, op and values,
 // order_by, limit, timezone). A key the tool does not take makes the cell
 // not applicable (ErrNotApplicable naming the keys), never dropped.
-func MCPArgs(query []byte, model string) (map[string]any, error) {
+func MCPArgs(query []byte, namespace, model string) (map[string]any, error) {
 	var q map[string]any
 	dec := json.NewDecoder(bytes.NewReader(query))
 	dec.UseNumber()
@@ -44,6 +44,9 @@ func MCPArgs(query []byte, model string) (map[string]any, error) {
 	}
 	args := keep(q, "", "metrics", "dimensions", "filters", "order_by", "limit", "timezone")
 	args["model"] = model
+	if namespace != "" {
+		args["namespace"] = namespace
+	}
 	if ds, ok := args["dimensions"].([]any); ok {
 		for i, d := range ds {
 			if s, ok := d.(string); ok {
@@ -90,8 +93,9 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // RunMCP calls the query tool of the server's /mcp endpoint with the
 // official MCP Go SDK client (streamable HTTP, the caller's token) and
 // decodes its structured content with encoding/json, typed by its columns.
-func RunMCP(ctx context.Context, p *Proc, c dcase.Case) (Outcome, error) {
-	args, err := MCPArgs(c.Query, c.ModelName)
+// namespace is the model's ("" for model files).
+func RunMCP(ctx context.Context, p *Proc, c dcase.Case, namespace string) (Outcome, error) {
+	args, err := MCPArgs(c.Query, namespace, c.ModelName)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -40,6 +40,15 @@ func WriteFiles(dir string, c dcase.Case) (Files, error) {
 	return f, nil
 }
 
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // engineArgs are the engine and compile-default flags ossiectl and the
 // server share for a place.
 func engineArgs(p Place) []string {
@@ -64,12 +73,7 @@ func callerArgs(c *dcase.Caller) []string {
 	for _, r := range c.Roles {
 		args = append(args, "--role", r)
 	}
-	keys := make([]string, 0, len(c.Attributes))
-	for k := range c.Attributes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(c.Attributes) {
 		args = append(args, "--attr", k+"="+c.Attributes[k])
 	}
 	return args

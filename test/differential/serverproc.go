@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -71,13 +70,8 @@ func TokensFile(dir string, c *dcase.Caller) (string, string, error) {
 		return "", "", err
 	}
 	token := hex.EncodeToString(b)
-	keys := make([]string, 0, len(c.Attributes))
-	for k := range c.Attributes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var attrs []string
-	for _, k := range keys {
+	for _, k := range sortedKeys(c.Attributes) {
 		attrs = append(attrs, fmt.Sprintf("%q: %q", k, c.Attributes[k]))
 	}
 	roles := make([]string, len(c.Roles))
@@ -105,9 +99,9 @@ func LocalServerArgs(c dcase.Case, files Files, p Place, tokens string) []string
 }
 
 // StartServer runs bin with args on a free loopback port, its output in
-// dir/server-N.log, and waits until /healthz answers (ready: /readyz
-// answers 200 too, for a server that must first sync).
-func StartServer(ctx context.Context, bin, dir string, args []string, ready string) (*Proc, error) {
+// dir/server-N.log, and waits until ready says it serves (nil: until
+// /healthz answers 200).
+func StartServer(ctx context.Context, bin, dir string, args []string, ready func(context.Context, *Proc) bool) (*Proc, error) {
 	port, err := localproc.FreePort()
 	if err != nil {
 		return nil, err
@@ -126,13 +120,15 @@ func StartServer(ctx context.Context, bin, dir string, args []string, ready stri
 		return nil, err
 	}
 	go func() { _ = p.cmd.Wait(); logf.Close(); close(p.done) }()
-	if ready == "" {
-		ready = "/healthz"
+	if ready == nil {
+		ready = func(ctx context.Context, p *Proc) bool {
+			code, _, _ := p.Get(ctx, "/healthz")
+			return code == http.StatusOK
+		}
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		code, _, _ := p.Get(ctx, ready)
-		if code == http.StatusOK {
+		if ready(ctx, p) {
 			return p, nil
 		}
 		select {
@@ -215,11 +211,12 @@ var httpFormats = []struct{ Name, Accept string }{
 	{"arrow", "application/vnd.apache.arrow.stream"},
 }
 
-// RunHTTP posts c's query body to /v1/models/{model}/query asking for
+// RunHTTP posts c's query body to modelPath/query (/v1/models/{model} or
+// the namespaced path) asking for
 // format and decodes the answer with a reader that is not ours
 // (encoding/json, encoding/csv, arrow-go's ipc reader). A non-200 status
 // is a refusal with the problem document's codes.
-func RunHTTP(ctx context.Context, p *Proc, c dcase.Case, model, format string) (Outcome, error) {
+func RunHTTP(ctx context.Context, p *Proc, c dcase.Case, modelPath, format string) (Outcome, error) {
 	accept := ""
 	for _, f := range httpFormats {
 		if f.Name == format {
@@ -229,7 +226,7 @@ func RunHTTP(ctx context.Context, p *Proc, c dcase.Case, model, format string) (
 	if accept == "" {
 		return Outcome{}, fmt.Errorf("format %q", format)
 	}
-	code, body, err := p.Do(ctx, http.MethodPost, "/v1/models/"+model+"/query", accept, c.Query)
+	code, body, err := p.Do(ctx, http.MethodPost, modelPath+"/query", accept, c.Query)
 	if err != nil {
 		return Outcome{}, err
 	}
