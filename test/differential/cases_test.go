@@ -3,34 +3,49 @@ package differential
 import (
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/ossie-dev/ossie/test/differential/dcase"
 )
 
-// knownFailures are cells that fail for a product bug recorded with its
-// issue text, skipped with the reason (never silently passing) until the
-// fix lands: case name → cell pattern (path.Match on "entry/engine") →
-// reason. Regression seeds add theirs from testdata/regressions.txt.
-var knownFailures = map[string]map[string]string{
-	"case=json-timestamp": {
-		"http-json/*": "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)",
-	},
-	"case=timezone-no-datatype": {
-		"*/*": "issue 24 bug 2: the query's timezone is ignored for a time field without datatype (buckets in UTC)",
-	},
-	"case=datetimetz-on-naive": {
-		"*/*": "issue 24 bug 3: DateTimeTz declared on a naive TIMESTAMP column is answered (OSS5008 only in validate --engine and the operator)",
-	},
-	"case=conversion-expression": {
-		"*/*": "issue 24 bug 4: a conversion metric's expression (the documented denominator) changes nothing",
-	},
+// known is a product bug a cell shows, recorded with its issue text: the
+// cell is skipped with the reason (never silently passing) until the fix
+// lands. Case "" is any case; Cell is a path.Match pattern on
+// "entry/engine"; Contains, when set, must be in the failure's text.
+type known struct{ Case, Cell, Contains, Reason string }
+
+// knownFailures are the hand cases' known bugs and those found across
+// cases; testdata/regressions.txt adds the seeds'.
+var knownFailures = []known{
+	{"case=json-timestamp", "http-json/*", "", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)"},
+	{"case=json-timestamp", "kube-json/*", "", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)"},
+	{"case=timezone-no-datatype", "*/*", "", "issue 24 bug 2: the query's timezone is ignored for a time field without datatype (buckets in UTC)"},
+	{"case=datetimetz-on-naive", "*/*", "", "issue 24 bug 3: DateTimeTz declared on a naive TIMESTAMP column is answered (OSS5008 only in validate --engine and the operator)"},
+	{"case=conversion-expression", "*/*", "", "issue 24 bug 4: a conversion metric's expression (the documented denominator) changes nothing"},
+	// Found by this test (case=json-timestamp, rollup/postgres): the
+	// rollup keeps COUNT as a partial and re-aggregates it with SUM, which
+	// PostgreSQL types NUMERIC; the answer reports the column Decimal with
+	// float values where the base tables answer Integer.
+	{"", "rollup/postgres", "datatype Decimal, want Integer", "an Integer COUNT metric answered from a rollup on PostgreSQL comes back Decimal (SUM of the count partial is NUMERIC there)"},
+	// Any timestamp in an HTTP JSON answer (bug 1) fails every case with
+	// a time dimension.
+	{"", "http-json/*", "encoding/json: invalid character", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)"},
+	{"", "kube-json/*", "encoding/json: invalid character", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)"},
 }
 
-func knownFailure(caseName, cellName string) string {
-	for pat, reason := range knownFailures[caseName] {
-		if ok, _ := path.Match(pat, cellName); ok {
-			return reason
+// knownFailure is the reason cellName of caseName is a known failure
+// with failure text msg, or "".
+func knownFailure(caseName, cellName, msg string) string {
+	for _, k := range append(knownFailures, regressionKnown()...) {
+		if k.Case != "" && k.Case != caseName {
+			continue
+		}
+		if ok, _ := path.Match(k.Cell, cellName); !ok {
+			continue
+		}
+		if k.Contains == "" || strings.Contains(msg, k.Contains) {
+			return k.Reason
 		}
 	}
 	return ""

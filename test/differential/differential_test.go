@@ -29,19 +29,154 @@ var cellStats = struct {
 	took   map[string]time.Duration
 }{cases: map[string]bool{}, ran: map[string]int{}, passed: map[string]int{}, known: map[string]int{}, took: map[string]time.Duration{}}
 
-// runner is one entry point × format: run gives the cell's outcome.
+// cell is one entry point × format: run gives its outcome for the
+// session's case and engine.
 type cell struct {
 	name string
-	run  func(ctx context.Context) (Outcome, error)
+	run  func(ctx context.Context, s *session) (Outcome, error)
+	kube bool // needs the kube-apiserver
 }
+
+// cells in the order they run. A DuckDB file has one writer process at a
+// time: the in-process cells run before the servers open it, and the
+// local server stops before the Kubernetes-mode one starts.
+var cells = []cell{
+	{name: "ossiectl-json", run: func(ctx context.Context, s *session) (Outcome, error) {
+		return RunOssiectl(ctx, s.c, s.files, s.p, "json")
+	}},
+	{name: "ossiectl-csv", run: func(ctx context.Context, s *session) (Outcome, error) {
+		return RunOssiectl(ctx, s.c, s.files, s.p, "csv")
+	}},
+	{name: "governed-view", run: func(ctx context.Context, s *session) (Outcome, error) { return RunView(ctx, s.c, s.files, s.p) }},
+	{name: "rollup", run: func(ctx context.Context, s *session) (Outcome, error) { return RunRollup(ctx, s.c, s.files, s.p) }},
+	httpCell("http-json", "json", false), httpCell("http-csv", "csv", false), httpCell("http-arrow", "arrow", false),
+	mcpCell("mcp", false),
+	httpCell("kube-json", "json", true), httpCell("kube-csv", "csv", true), httpCell("kube-arrow", "arrow", true),
+	mcpCell("kube-mcp", true),
+}
+
+func httpCell(name, format string, kube bool) cell {
+	return cell{name: name, kube: kube, run: func(ctx context.Context, s *session) (Outcome, error) {
+		srv, path, _, refused := s.server(kube)
+		if refused != nil {
+			return *refused, nil
+		}
+		return RunHTTP(ctx, srv, s.c, path, format)
+	}}
+}
+
+func mcpCell(name string, kube bool) cell {
+	return cell{name: name, kube: kube, run: func(ctx context.Context, s *session) (Outcome, error) {
+		srv, _, ns, refused := s.server(kube)
+		if refused != nil {
+			return *refused, nil
+		}
+		return RunMCP(ctx, srv, s.c, ns)
+	}}
+}
+
+// session is one case on one engine: its place and files, and the
+// servers, started on first use and stopped by close.
+type session struct {
+	t     *testing.T
+	h     *harness
+	c     dcase.Case
+	p     Place
+	files Files
+	// servers: [0] local mode, [1] Kubernetes mode.
+	srv     [2]*Proc
+	refused [2]*Outcome
+	started [2]bool
+	ns      string
+}
+
+func newSession(t *testing.T, h *harness, c dcase.Case, engine string) *session {
+	t.Helper()
+	s := &session{t: t, h: h, c: c, p: h.place(t, engine, c)}
+	var err error
+	if s.files, err = WriteFiles(t.TempDir(), c); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// server is the running server of the mode (local or Kubernetes), the
+// model's path and namespace there; or the refusal every served cell
+// reports when it does not start (a case that must be refused may be
+// refused at load) or its artifact does not compile.
+func (s *session) server(kube bool) (*Proc, string, string, *Outcome) {
+	i := 0
+	if kube {
+		i = 1
+		s.stop(0) // the DuckDB file's one writer
+	}
+	if !s.started[i] {
+		s.started[i] = true
+		s.srv[i], s.refused[i] = s.start(kube)
+	}
+	if kube {
+		return s.srv[i], KubePath(s.ns, s.c.ModelName), s.ns, s.refused[i]
+	}
+	return s.srv[i], "/v1/models/" + s.c.ModelName, "", s.refused[i]
+}
+
+func (s *session) start(kube bool) (*Proc, *Outcome) {
+	t := s.t
+	tokens, token := "", ""
+	if s.c.Caller != nil {
+		var err error
+		if tokens, token, err = TokensFile(t.TempDir(), s.c.Caller); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	var srv *Proc
+	var err error
+	if kube {
+		s.ns = fmt.Sprintf("%s-%s", s.p.Schema, s.p.Engine)
+		o, err := s.h.kube.Publish(ctx, s.ns, s.files, s.p)
+		if err != nil {
+			t.Fatalf("publishing the artifact: %v", err)
+		}
+		if o != nil {
+			return nil, o
+		}
+		srv, err = StartServer(ctx, s.h.bin, t.TempDir(), KubeServerArgs(s.h.kube.Kubeconfig, s.ns, s.p, tokens), ServesModel(s.ns, s.c.ModelName))
+	} else {
+		srv, err = StartServer(ctx, s.h.bin, t.TempDir(), LocalServerArgs(s.c, s.files, s.p, tokens), nil)
+	}
+	if err != nil {
+		o := refusal(err.Error())
+		return nil, &o
+	}
+	srv.Token = token
+	return srv, nil
+}
+
+func (s *session) stop(i int) {
+	if s.srv[i] != nil {
+		if err := s.srv[i].Alive(); err != nil {
+			s.t.Error(err)
+		}
+		s.srv[i].Stop()
+		s.srv[i] = nil
+	}
+}
+
+func (s *session) close() { s.stop(0); s.stop(1) }
+
+// failure is a cell that failed, for the shrinking after the case.
+type failure struct{ cell, engine string }
 
 // checkCell runs one cell as the subtest name/engine and compares its
 // outcome with the case's expectation; a known failure is skipped with its
-// reason (and reported when it passes).
-func checkCell(t *testing.T, c dcase.Case, engine string, cl cell) {
+// reason (and reported when it passes). It reports whether the cell failed.
+func checkCell(t *testing.T, s *session, cl cell) bool {
+	c, engine := s.c, s.p.Engine
+	failed := false
 	t.Run(cl.name+"/"+engine, func(t *testing.T) {
 		start := time.Now()
-		o, err := cl.run(context.Background())
+		o, err := cl.run(context.Background(), s)
 		cellStats.Lock()
 		cellStats.cases[c.Name] = true
 		cellStats.took[engine] += time.Since(start)
@@ -58,7 +193,11 @@ func checkCell(t *testing.T, c dcase.Case, engine string, cl cell) {
 		cellStats.Lock()
 		cellStats.ran[engine]++
 		cellStats.Unlock()
-		reason := knownFailure(c.Name, cl.name+"/"+engine)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		reason := knownFailure(c.Name, cl.name+"/"+engine, msg)
 		switch {
 		case err != nil && reason != "":
 			cellStats.Lock()
@@ -66,7 +205,8 @@ func checkCell(t *testing.T, c dcase.Case, engine string, cl cell) {
 			cellStats.Unlock()
 			t.Skipf("KNOWN FAILURE (%s):\n%v", reason, err)
 		case err != nil:
-			t.Errorf("%v\n%s", err, replay(c, cl.name, engine))
+			failed = true
+			t.Errorf("%v\nreplay: %s", err, replayCommand(c, cl.name, engine))
 		case reason != "":
 			t.Logf("KNOWN FAILURE NO LONGER FAILS, remove it from the known list: %s", reason)
 			fallthrough
@@ -76,115 +216,28 @@ func checkCell(t *testing.T, c dcase.Case, engine string, cl cell) {
 			cellStats.Unlock()
 		}
 	})
+	return failed
 }
 
-// runCase runs every cell of c on every engine.
+// runCase runs every cell of c on every engine; the first failing cell is
+// then shrunk and the minimal case printed once.
 func runCase(t *testing.T, h *harness, c dcase.Case) {
+	var fails []failure
 	for _, engine := range engines() {
-		p := h.place(t, engine, c)
-		files, err := WriteFiles(t.TempDir(), c)
-		if err != nil {
-			t.Fatal(err)
+		s := newSession(t, h, c, engine)
+		for _, cl := range cells {
+			if cl.kube && h.kube == nil {
+				continue
+			}
+			if checkCell(t, s, cl) {
+				fails = append(fails, failure{cl.name, engine})
+			}
 		}
-		for _, format := range []string{"json", "csv"} {
-			checkCell(t, c, engine, cell{"ossiectl-" + format, func(ctx context.Context) (Outcome, error) {
-				return RunOssiectl(ctx, c, files, p, format)
-			}})
-		}
-		checkCell(t, c, engine, cell{"governed-view", func(ctx context.Context) (Outcome, error) {
-			return RunView(ctx, c, files, p)
-		}})
-		runServed(t, h, c, files, p)
-		if h.kube != nil {
-			runKube(t, h, c, files, p)
-		}
+		s.close()
 	}
-}
-
-// runServed starts `server --models` for c at p and runs the HTTP formats
-// and the MCP query tool against it.
-func runServed(t *testing.T, h *harness, c dcase.Case, files Files, p Place) {
-	t.Helper()
-	tokens, token := tokensFor(t, c)
-	served(t, c, p.Engine, "http-", "mcp", "/v1/models/"+c.ModelName, "", token, func() (*Proc, error) {
-		return StartServer(context.Background(), h.bin, t.TempDir(), LocalServerArgs(c, files, p, tokens), nil)
-	})
-}
-
-// runKube publishes c's artifact for p in a namespace of its own and runs
-// the HTTP formats and the MCP query tool against `server --kube`
-// watching it.
-func runKube(t *testing.T, h *harness, c dcase.Case, files Files, p Place) {
-	t.Helper()
-	ns := fmt.Sprintf("%s-%s", p.Schema, p.Engine)
-	o, err := h.kube.Publish(context.Background(), ns, files, p)
-	if err != nil {
-		t.Fatalf("publishing the artifact: %v", err)
+	if len(fails) > 0 {
+		t.Logf("%d cells failed; the first, shrunk:\n%s", len(fails), shrinkReport(t, h, c, fails[0]))
 	}
-	if o != nil { // the documents do not compile: nothing is published
-		for _, f := range []string{"kube-json", "kube-csv", "kube-arrow", "kube-mcp"} {
-			checkCell(t, c, p.Engine, cell{f, func(context.Context) (Outcome, error) { return *o, nil }})
-		}
-		return
-	}
-	tokens, token := tokensFor(t, c)
-	served(t, c, p.Engine, "kube-", "kube-mcp", KubePath(ns, c.ModelName), ns, token, func() (*Proc, error) {
-		return StartServer(context.Background(), h.bin, t.TempDir(), KubeServerArgs(h.kube.Kubeconfig, ns, p, tokens), ServesModel(ns, c.ModelName))
-	})
-}
-
-// tokensFor writes the tokens file of c's caller: its path and the token,
-// both "" for an ungoverned case.
-func tokensFor(t *testing.T, c dcase.Case) (string, string) {
-	if c.Caller == nil {
-		return "", ""
-	}
-	tokens, token, err := TokensFile(t.TempDir(), c.Caller)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tokens, token
-}
-
-// served runs the HTTP formats (cells prefix+format) and the MCP query
-// tool (cell mcpCell) against the server start gives. A server that does
-// not start is every cell's refusal (a case that must be refused may be
-// refused at load).
-func served(t *testing.T, c dcase.Case, engine, prefix, mcpCell, modelPath, ns, token string, start func() (*Proc, error)) {
-	t.Helper()
-	names := []string{prefix + "json", prefix + "csv", prefix + "arrow", mcpCell}
-	srv, err := start()
-	if err != nil {
-		for _, f := range names {
-			checkCell(t, c, engine, cell{f, func(context.Context) (Outcome, error) { return refusal(err.Error()), nil }})
-		}
-		return
-	}
-	defer srv.Stop()
-	srv.Token = token
-	for _, f := range httpFormats {
-		checkCell(t, c, engine, cell{prefix + f.Name, func(ctx context.Context) (Outcome, error) {
-			return RunHTTP(ctx, srv, c, modelPath, f.Name)
-		}})
-	}
-	checkCell(t, c, engine, cell{mcpCell, func(ctx context.Context) (Outcome, error) { return RunMCP(ctx, srv, c, ns) }})
-	if err := srv.Alive(); err != nil {
-		t.Error(err)
-	}
-}
-
-// replay is the failure's footer: the case, shrunk where it can be, and
-// the command that replays it.
-func replay(c dcase.Case, cellName, engine string) string {
-	return fmt.Sprintf("case %s\n%s\nreplay: go test ./test/differential -run 'TestDifferential/%s/%s/%s'%s",
-		c.Name, describe(c), c.Name, cellName, engine, seedArg(c))
-}
-
-func seedArg(c dcase.Case) string {
-	if c.Seed == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" -args -seed=%d", c.Seed)
 }
 
 // describe prints a case in full: model, governance, caller, tables, query

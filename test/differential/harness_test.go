@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ossie-dev/ossie/test/differential/dcase"
 	"github.com/ossie-dev/ossie/test/kubetest"
@@ -17,7 +18,26 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(trinoserver.Main(m, pgtest.StopShared, RemoveServerBinary))
+	begin := time.Now()
+	code := m.Run()
+	fmt.Fprintf(os.Stderr, "differential: %s wall time; %s\n", time.Since(begin).Round(time.Millisecond), summary())
+	trinoserver.StopShared()
+	pgtest.StopShared()
+	RemoveServerBinary()
+	os.Exit(code)
+}
+
+// summary counts the cases and cells that ran, per engine.
+func summary() string {
+	cellStats.Lock()
+	defer cellStats.Unlock()
+	s := fmt.Sprintf("%d cases", len(cellStats.cases))
+	for _, e := range Engines {
+		if cellStats.ran[e] > 0 {
+			s += fmt.Sprintf("; %s: %d cells checked, %d passed, %d known failures, %s in cells", e, cellStats.ran[e], cellStats.passed[e], cellStats.known[e], cellStats.took[e].Round(time.Millisecond))
+		}
+	}
+	return s + fmt.Sprintf("; %d cells not applicable", cellStats.na)
 }
 
 // harness holds what every case of a test binary shares: one PostgreSQL
