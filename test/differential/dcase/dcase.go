@@ -108,6 +108,11 @@ type ResultColumn struct {
 type Result struct {
 	Columns []ResultColumn
 	Rows    [][]any
+	// Total is the row count without limit and offset when the query asked
+	// for it (`"total": true`, an answer option of the server); nil
+	// otherwise. Compare checks it only when both answers carry one (an
+	// entry point without the option, such as ossiectl, has none).
+	Total *int64
 }
 
 // Tolerance is the relative tolerance for float64 values.
@@ -137,6 +142,9 @@ func Compare(want, got Result, ordered bool) error {
 	}
 	if len(got.Columns) != len(want.Columns) {
 		diffs = append(diffs, fmt.Sprintf("columns %s, want %s", names(got.Columns), names(want.Columns)))
+	}
+	if want.Total != nil && got.Total != nil && *want.Total != *got.Total {
+		diffs = append(diffs, fmt.Sprintf("total %d, want %d", *got.Total, *want.Total))
 	}
 	if len(diffs) > 0 {
 		return fmt.Errorf("%s", strings.Join(diffs, "; "))
