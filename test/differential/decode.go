@@ -26,7 +26,8 @@ type jsonAnswer struct {
 		Name string `json:"name"`
 		Type string `json:"type"`
 	} `json:"columns"`
-	Rows [][]any `json:"rows"`
+	Rows  [][]any `json:"rows"`
+	Total *int64  `json:"total"`
 }
 
 // DecodeJSON reads an answer document with encoding/json (numbers kept as
@@ -42,7 +43,7 @@ func DecodeJSON(body []byte) (dcase.Result, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return dcase.Result{}, errors.New("encoding/json: trailing data after the answer")
 	}
-	var res dcase.Result
+	res := dcase.Result{Total: a.Total}
 	for _, c := range a.Columns {
 		res.Columns = append(res.Columns, dcase.ResultColumn{Name: c.Name, Datatype: c.Type})
 	}
@@ -142,9 +143,10 @@ func wall(t time.Time) time.Time {
 
 // DecodeCSV reads a CSV answer with encoding/csv (header row of column
 // names, every record as long as it) and converts the fields with the
-// datatypes of want's columns, matched by name (CSV carries no type). An
-// empty field is NULL.
-func DecodeCSV(body []byte, want []dcase.ResultColumn) (dcase.Result, error) {
+// datatypes of want's columns, matched by name (CSV carries no type); a
+// column whose datatype the reference leaves open takes the kind of its
+// values there. An empty field is NULL.
+func DecodeCSV(body []byte, want *dcase.Result) (dcase.Result, error) {
 	r := csv.NewReader(bytes.NewReader(body))
 	recs, err := r.ReadAll()
 	if err != nil {
@@ -153,10 +155,7 @@ func DecodeCSV(body []byte, want []dcase.ResultColumn) (dcase.Result, error) {
 	if len(recs) == 0 {
 		return dcase.Result{}, errors.New("encoding/csv: no header row")
 	}
-	types := map[string]string{}
-	for _, c := range want {
-		types[c.Name] = c.Datatype
-	}
+	types := wantTypes(want)
 	var res dcase.Result
 	for _, name := range recs[0] {
 		res.Columns = append(res.Columns, dcase.ResultColumn{Name: name})
@@ -171,6 +170,40 @@ func DecodeCSV(body []byte, want []dcase.ResultColumn) (dcase.Result, error) {
 		res.Rows = append(res.Rows, row)
 	}
 	return res, nil
+}
+
+// wantTypes are the datatypes of want's columns by name: the reference's,
+// or where it gives none the kind of the column's first non-NULL value.
+func wantTypes(want *dcase.Result) map[string]string {
+	types := map[string]string{}
+	if want == nil {
+		return types
+	}
+	for i, c := range want.Columns {
+		t := c.Datatype
+		for _, r := range want.Rows {
+			if t != "" {
+				break
+			}
+			switch v := r[i].(type) {
+			case int64:
+				t = "Integer"
+			case float64:
+				t = "Float"
+			case bool:
+				t = "Boolean"
+			case string:
+				t = "String"
+			case time.Time:
+				t = "DateTimeTz"
+				if v.Location() == time.UTC {
+					t = "DateTime"
+				}
+			}
+		}
+		types[c.Name] = t
+	}
+	return types
 }
 
 func csvValue(datatype, f string) (any, error) {
@@ -291,4 +324,12 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// hasKey reports whether the query body has the top-level key.
+func hasKey(query []byte, key string) bool {
+	var q map[string]json.RawMessage
+	_ = json.Unmarshal(query, &q)
+	_, ok := q[key]
+	return ok
 }

@@ -2,6 +2,7 @@ package differential
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,11 +12,15 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/test/differential/dcase"
+	"github.com/ossie-dev/ossie/test/differential/gen"
+	"github.com/ossie-dev/ossie/test/reference"
 )
 
 var (
 	flagEngines = flag.String("engines", "", "comma-separated engines to run (default: duckdb,postgres,trino)")
 	flagKube    = flag.Bool("kube", true, "run the Kubernetes-mode cells (a kube-apiserver and etcd for the test binary)")
+	flagSeed    = flag.Int64("seed", 0, "run this generated seed only (with the hand cases and regressions left out)")
+	flagN       = flag.Int64("n", FixedSeeds, "run the generated seeds 1..n (make differential N=...)")
 )
 
 // cellStats counts what ran, for the summary TestMain prints.
@@ -35,6 +40,9 @@ type cell struct {
 	name string
 	run  func(ctx context.Context, s *session) (Outcome, error)
 	kube bool // needs the kube-apiserver
+	// unordered: the entry point has no row order (a view); rows compare
+	// as a multiset.
+	unordered bool
 }
 
 // cells in the order they run. A DuckDB file has one writer process at a
@@ -47,7 +55,7 @@ var cells = []cell{
 	{name: "ossiectl-csv", run: func(ctx context.Context, s *session) (Outcome, error) {
 		return RunOssiectl(ctx, s.c, s.files, s.p, "csv")
 	}},
-	{name: "governed-view", run: func(ctx context.Context, s *session) (Outcome, error) { return RunView(ctx, s.c, s.files, s.p) }},
+	{name: "governed-view", unordered: true, run: func(ctx context.Context, s *session) (Outcome, error) { return RunView(ctx, s.c, s.files, s.p) }},
 	{name: "rollup", run: func(ctx context.Context, s *session) (Outcome, error) { return RunRollup(ctx, s.c, s.files, s.p) }},
 	httpCell("http-json", "json", false), httpCell("http-csv", "csv", false), httpCell("http-arrow", "arrow", false),
 	mcpCell("mcp", false),
@@ -178,7 +186,7 @@ func checkCell(t *testing.T, s *session, cl cell) bool {
 		start := time.Now()
 		o, err := cl.run(context.Background(), s)
 		cellStats.Lock()
-		cellStats.cases[c.Name] = true
+		cellStats.cases[label(c)] = true
 		cellStats.took[engine] += time.Since(start)
 		cellStats.Unlock()
 		if errors.Is(err, ErrNotApplicable) {
@@ -188,7 +196,9 @@ func checkCell(t *testing.T, s *session, cl cell) bool {
 			t.Skip(err)
 		}
 		if err == nil {
-			err = Check(c, o, strings.HasSuffix(cl.name, "-csv"))
+			c := c
+			c.Ordered = c.Ordered && !cl.unordered
+			err = Check(c, o, strings.HasSuffix(cl.name, "-csv"), strings.HasPrefix(cl.name, "http-") || strings.HasPrefix(cl.name, "kube-"))
 		}
 		cellStats.Lock()
 		cellStats.ran[engine]++
@@ -197,7 +207,7 @@ func checkCell(t *testing.T, s *session, cl cell) bool {
 		if err != nil {
 			msg = err.Error()
 		}
-		reason := knownFailure(c.Name, cl.name+"/"+engine, msg)
+		reason := knownFailure(label(c), cl.name+"/"+engine, msg)
 		switch {
 		case err != nil && reason != "":
 			cellStats.Lock()
@@ -221,7 +231,7 @@ func checkCell(t *testing.T, s *session, cl cell) bool {
 
 // runCase runs every cell of c on every engine; the first failing cell is
 // then shrunk and the minimal case printed once.
-func runCase(t *testing.T, h *harness, c dcase.Case) {
+func runCase(t *testing.T, h *harness, c dcase.Case, reeval func(dcase.Case) (dcase.Case, error)) {
 	var fails []failure
 	for _, engine := range engines() {
 		s := newSession(t, h, c, engine)
@@ -236,7 +246,7 @@ func runCase(t *testing.T, h *harness, c dcase.Case) {
 		s.close()
 	}
 	if len(fails) > 0 {
-		t.Logf("%d cells failed; the first, shrunk:\n%s", len(fails), shrinkReport(t, h, c, fails[0]))
+		t.Logf("%d cells failed; the first, shrunk:\n%s", len(fails), shrinkReport(t, h, c, fails[0], reeval))
 	}
 }
 
@@ -262,9 +272,76 @@ func describe(c dcase.Case) string {
 	return s
 }
 
+// FixedSeeds is how many generated seeds `make test` runs (1..FixedSeeds),
+// besides the hand cases and the regression seeds.
+const FixedSeeds = 12
+
+// TestDifferential runs every case through every cell: the hand cases,
+// the regression seeds, and the generated seeds 1..-n (or -seed alone).
 func TestDifferential(t *testing.T) {
 	h := getHarness(t)
-	for _, c := range handCases() {
-		t.Run(c.Name, func(t *testing.T) { runCase(t, h, c) })
+	var seeds []int64
+	if *flagSeed != 0 {
+		seeds = []int64{*flagSeed}
+	} else {
+		for _, c := range handCases() {
+			t.Run(c.Name, func(t *testing.T) { runCase(t, h, c, nil) })
+		}
+		rs, err := regressions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int64]bool{}
+		for _, r := range rs {
+			if !seen[r.Seed] {
+				seen[r.Seed] = true
+				seeds = append(seeds, r.Seed)
+			}
+		}
+		for seed := int64(1); seed <= *flagN; seed++ {
+			if !seen[seed] {
+				seeds = append(seeds, seed)
+			}
+		}
 	}
+	for _, seed := range seeds {
+		t.Run(seedName(seed), func(t *testing.T) {
+			g := gen.GenerateWith(seed, gen.Options{})
+			c := g.Case
+			if c.Want == nil && c.WantCode == "" {
+				t.Skipf("%s: the reference does not cover the case: %v", c.Name, g.Err)
+			}
+			runCase(t, h, c, regenerate(g))
+		})
+	}
+}
+
+// regenerate recomputes the expectation of a cut-down version of g's case
+// with the reference evaluator (for shrinking): same model, governance and
+// caller, the candidate's tables and query.
+func regenerate(g *gen.Generated) func(dcase.Case) (dcase.Case, error) {
+	return func(c dcase.Case) (dcase.Case, error) {
+		want, err := reference.Evaluate(reference.Input{Model: g.Model, Governance: g.Governance, Caller: g.Case.Caller, Tables: c.Tables, Query: c.Query})
+		c.Want, c.WantCode = want, ""
+		var q struct {
+			OrderBy []any `json:"order_by"`
+		}
+		_ = json.Unmarshal(c.Query, &q)
+		c.Ordered = len(q.OrderBy) > 0
+		if r, ok := err.(*reference.Refused); ok {
+			c.WantCode = r.Code
+		} else if err != nil {
+			return c, err
+		}
+		return c, nil
+	}
+}
+
+// label is a case's subtest name: seed=N for a generated case, its name
+// for a hand case.
+func label(c dcase.Case) string {
+	if c.Seed != 0 {
+		return seedName(c.Seed)
+	}
+	return c.Name
 }

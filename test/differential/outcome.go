@@ -32,8 +32,10 @@ var ErrNotApplicable = errors.New("not applicable")
 // Check compares a cell's outcome with the case's expectation: the same
 // answer value by value and type by type (dcase.Compare), or a refusal
 // carrying the case's WantCode. csv says the answer came as CSV, which
-// cannot tell an empty string from NULL.
-func Check(c dcase.Case, o Outcome, csv bool) error {
+// cannot tell an empty string from NULL; total that the entry point
+// carries the row total a query asks for (the HTTP API), which must then
+// be there.
+func Check(c dcase.Case, o Outcome, csv, total bool) error {
 	if c.WantCode != "" {
 		if o.Result != nil {
 			return fmt.Errorf("answered %d rows, want refusal %s%s", len(o.Result.Rows), c.WantCode, dcase.Format(o.Result.Rows))
@@ -50,6 +52,9 @@ func Check(c dcase.Case, o Outcome, csv bool) error {
 		return fmt.Errorf("refused (%s), want an answer: %s", strings.Join(o.Codes, ", "), o.Text)
 	}
 	want := *c.Want
+	if total && want.Total != nil && o.Result.Total == nil {
+		return fmt.Errorf("no total in the answer, want %d", *want.Total)
+	}
 	if csv {
 		want = CSVWant(want)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ossie-dev/ossie/ossiectl"
@@ -19,7 +20,8 @@ const RollupName = "differential_rollup"
 
 // RollupFor is the rollup (docs/rollups.md, version 1) that covers c's
 // query: its metrics as measures, its ungrained dimensions and the fields
-// its dimension filters read as dimensions, its one grained dimension as
+// its dimension filters read as dimensions (the metrics its metric filters
+// read as measures too), its one grained dimension as
 // the time dimension. A query with two grained dimensions, a grained
 // filter or a join-path choice has no such rollup (ErrNotApplicable).
 func RollupFor(query []byte) (map[string]any, error) {
@@ -69,8 +71,11 @@ func RollupFor(query []byte) (map[string]any, error) {
 			return nil, fmt.Errorf("%w: a rollup cannot keep a grained or via filter's member", ErrNotApplicable)
 		case f.Field != "":
 			add(f.Field)
+		case f.Metric != "" && !slices.Contains(q.Metrics, f.Metric):
+			q.Metrics = append(q.Metrics, f.Metric)
 		}
 	}
+	r["measures"] = q.Metrics
 	if len(dims) > 0 {
 		r["dimensions"] = dims
 	}
@@ -129,6 +134,9 @@ func WithRollup(model []byte, rollup map[string]any) ([]byte, error) {
 // planner that declines it (or a rollup the model cannot hold) makes the
 // cell not applicable, with the reason. The answer is decoded as -f json.
 func RunRollup(ctx context.Context, c dcase.Case, files Files, p Place) (Outcome, error) {
+	if hasKey(c.Query, "total") {
+		return Outcome{}, errNoTotal
+	}
 	r, err := RollupFor(c.Query)
 	if err != nil {
 		return Outcome{}, err

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -168,19 +169,21 @@ func (p *Proc) Stop() {
 
 // Get sends GET path and returns the status and body.
 func (p *Proc) Get(ctx context.Context, path string) (int, []byte, error) {
-	return p.Do(ctx, http.MethodGet, path, "", nil)
+	code, body, _, err := p.Do(ctx, http.MethodGet, path, "", nil)
+	return code, body, err
 }
 
 // Do sends method path with body (JSON) and accept to the server, with
-// the caller's bearer token, and returns the status and the whole body.
-func (p *Proc) Do(ctx context.Context, method, path, accept string, body []byte) (int, []byte, error) {
+// the caller's bearer token, and returns the status, the whole body and
+// the headers with the trailers merged in.
+func (p *Proc) Do(ctx context.Context, method, path, accept string, body []byte) (int, []byte, http.Header, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = strings.NewReader(string(body))
 	}
 	req, err := http.NewRequestWithContext(ctx, method, "http://"+p.Addr+path, rd)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -193,15 +196,19 @@ func (p *Proc) Do(ctx context.Context, method, path, accept string, body []byte)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		// An answer cut after its first bytes: the body is incomplete.
-		return resp.StatusCode, b, fmt.Errorf("reading the body: %w", err)
+		return resp.StatusCode, b, nil, fmt.Errorf("reading the body: %w", err)
 	}
-	return resp.StatusCode, b, nil
+	hdr := resp.Header.Clone()
+	for k, vs := range resp.Trailer {
+		hdr[k] = vs
+	}
+	return resp.StatusCode, b, hdr, nil
 }
 
 // HTTP formats and their media types (server/respond.go negotiates them).
@@ -226,7 +233,7 @@ func RunHTTP(ctx context.Context, p *Proc, c dcase.Case, modelPath, format strin
 	if accept == "" {
 		return Outcome{}, fmt.Errorf("format %q", format)
 	}
-	code, body, err := p.Do(ctx, http.MethodPost, modelPath+"/query", accept, c.Query)
+	code, body, hdr, err := p.Do(ctx, http.MethodPost, modelPath+"/query", accept, c.Query)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -238,16 +245,22 @@ func RunHTTP(ctx context.Context, p *Proc, c dcase.Case, modelPath, format strin
 	case "json":
 		res, err = DecodeJSON(body)
 	case "csv":
-		var cols []dcase.ResultColumn
-		if c.Want != nil {
-			cols = c.Want.Columns
-		}
-		res, err = DecodeCSV(body, cols)
+		res, err = DecodeCSV(body, c.Want)
 	case "arrow":
 		res, err = DecodeArrow(body)
 	}
 	if err != nil {
 		return Outcome{}, fmt.Errorf("%w\nbody: %.2000s", err, body)
+	}
+	if format != "json" {
+		// CSV and Arrow carry the total in the Ossie-Total header or trailer.
+		if v := hdr.Get("Ossie-Total"); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return Outcome{}, fmt.Errorf("Ossie-Total %q: %w", v, err)
+			}
+			res.Total = &n
+		}
 	}
 	return answer(res), nil
 }

@@ -12,11 +12,6 @@ import (
 	"github.com/ossie-dev/ossie/test/differential/dcase"
 )
 
-// reevaluate recomputes the expectation of a cut-down case (the reference
-// evaluator); nil leaves failing cases unshrunk, since a smaller case
-// without its own expectation proves nothing.
-var reevaluate func(dcase.Case) (dcase.Case, error)
-
 // Shrinking budget: attempts (each loads the tables and runs one cell) and
 // wall time.
 const (
@@ -26,7 +21,7 @@ const (
 
 // replayCommand is the one line that reruns one cell of c.
 func replayCommand(c dcase.Case, cellName, engine string) string {
-	cmd := fmt.Sprintf("go test ./test/differential -run 'TestDifferential/^%s$/^%s$/^%s$' -args -engines=%s", c.Name, cellName, engine, engine)
+	cmd := fmt.Sprintf("go test ./test/differential -run 'TestDifferential/^%s$/^%s$/^%s$' -args -engines=%s", label(c), cellName, engine, engine)
 	if c.Seed != 0 {
 		cmd += fmt.Sprintf(" -seed=%d", c.Seed)
 	}
@@ -36,11 +31,14 @@ func replayCommand(c dcase.Case, cellName, engine string) string {
 // shrinkReport is the failure's footer: the case cut down while the cell
 // still fails (rows, then dimensions, filters and metrics of the query),
 // printed in full, and the replay line.
-func shrinkReport(t *testing.T, h *harness, c dcase.Case, f failure) string {
+// reevaluate recomputes a cut-down case's expectation (the reference
+// evaluator); nil (a hand case) leaves the case unshrunk, since a smaller
+// case without its own expectation proves nothing.
+func shrinkReport(t *testing.T, h *harness, c dcase.Case, f failure, reevaluate func(dcase.Case) (dcase.Case, error)) string {
 	min, note := c, "not shrunk: no reference evaluator to recompute a smaller case's expectation"
 	if reevaluate != nil {
 		var runs int
-		min, runs = shrink(t, h, c, f)
+		min, runs = shrink(t, h, c, f, reevaluate)
 		note = fmt.Sprintf("shrunk in %d runs of %s/%s (%d of %d rows left)", runs, f.cell, f.engine, rowCount(min), rowCount(c))
 	}
 	return fmt.Sprintf("seed %d, %s\n%s\n%s\nreplay: %s", c.Seed, c.Name, describe(min), note, replayCommand(c, f.cell, f.engine))
@@ -56,7 +54,7 @@ func rowCount(c dcase.Case) int {
 
 // shrink is a greedy reduction: the first smaller candidate whose cell
 // still fails replaces the case, until none does or the budget is spent.
-func shrink(t *testing.T, h *harness, c dcase.Case, f failure) (dcase.Case, int) {
+func shrink(t *testing.T, h *harness, c dcase.Case, f failure, reevaluate func(dcase.Case) (dcase.Case, error)) (dcase.Case, int) {
 	var cl cell
 	for _, x := range cells {
 		if x.name == f.cell {
@@ -93,7 +91,7 @@ func stillFails(t *testing.T, h *harness, c dcase.Case, cl cell, engine string) 
 	if errors.Is(err, ErrNotApplicable) {
 		return false
 	}
-	return err != nil || Check(c, o, strings.HasSuffix(cl.name, "-csv")) != nil
+	return err != nil || Check(c, o, strings.HasSuffix(cl.name, "-csv"), strings.HasPrefix(cl.name, "http-") || strings.HasPrefix(cl.name, "kube-")) != nil
 }
 
 // candidates are the cases one step smaller than c: half, then quarter…

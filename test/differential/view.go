@@ -35,14 +35,16 @@ const ViewRole = "differential_reader"
 // no view's shape: a view is metrics, dimensions (field, grain,
 // week_start), filters (field or metric, grain, op, values) and a
 // timezone, planned under one role whose row filters read no caller
-// attribute; order, limit, offset and join-path choices have no view
-// form.
+// attribute; limit, offset and join-path choices have no view form. An
+// order without a limit is dropped: a view's rows have no order, and the
+// cell compares them as a multiset.
 func ViewSpec(c dcase.Case) (*v1alpha1.SemanticModelSpec, error) {
 	var q struct {
 		Metrics    []string          `json:"metrics"`
 		Dimensions []json.RawMessage `json:"dimensions"`
 		Filters    []json.RawMessage `json:"filters"`
 		Timezone   string            `json:"timezone"`
+		OrderBy    json.RawMessage   `json:"order_by"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(c.Query))
 	dec.DisallowUnknownFields()
@@ -169,12 +171,7 @@ func scanRows(rows *sql.Rows, want *dcase.Result) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	types := map[string]string{}
-	if want != nil {
-		for _, c := range want.Columns {
-			types[c.Name] = c.Datatype
-		}
-	}
+	types := wantTypes(want)
 	var res dcase.Result
 	for _, n := range names {
 		res.Columns = append(res.Columns, dcase.ResultColumn{Name: n})
