@@ -11,8 +11,8 @@ import (
 
 // known is a product bug a cell shows, recorded with its issue text: the
 // cell is skipped with the reason (never silently passing) until the fix
-// lands. Case "" is any case; Cell is a path.Match pattern on
-// "entry/engine"; Contains, when set, must be in the failure's text.
+// lands. Case "" is any case; Cell is path.Match patterns on
+// "entry/engine", comma-separated; Contains, when set, must be in the failure's text.
 type known struct{ Case, Cell, Contains, Reason string }
 
 // knownFailures are the hand cases' known bugs and those found across
@@ -28,6 +28,12 @@ var knownFailures = []known{
 	// PostgreSQL types NUMERIC; the answer reports the column Decimal with
 	// float values where the base tables answer Integer.
 	{"", "rollup/postgres", "datatype Decimal, want Integer", "an Integer COUNT metric answered from a rollup on PostgreSQL comes back Decimal (SUM of the count partial is NUMERIC there)"},
+	// Found by this test (seeds 1, 5, 6, 10): a metric without datatype
+	// over SUM of an INTEGER (BIGINT) column, or a derived metric over
+	// one, answers Integer on DuckDB and Trino and Decimal (float values)
+	// on PostgreSQL, whose SUM(bigint) is NUMERIC: the same model's
+	// answer changes type with the engine.
+	{"", "*/postgres", "datatype Decimal, want Integer", "a metric without datatype over SUM of a BIGINT column answers Decimal on PostgreSQL, Integer on DuckDB and Trino (PostgreSQL's SUM(bigint) is NUMERIC)"},
 	// Any timestamp in an HTTP JSON answer (bug 1) fails every case with
 	// a time dimension.
 	{"", "http-json/*", "encoding/json: invalid character", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)"},
@@ -41,7 +47,7 @@ func knownFailure(caseName, cellName, msg string) string {
 		if k.Case != "" && k.Case != caseName {
 			continue
 		}
-		if ok, _ := path.Match(k.Cell, cellName); !ok {
+		if !matchCell(k.Cell, cellName) {
 			continue
 		}
 		if k.Contains == "" || strings.Contains(msg, k.Contains) {
@@ -49,6 +55,17 @@ func knownFailure(caseName, cellName, msg string) string {
 		}
 	}
 	return ""
+}
+
+// matchCell reports whether cellName matches one of the comma-separated
+// path.Match patterns.
+func matchCell(patterns, cellName string) bool {
+	for _, p := range strings.Split(patterns, ",") {
+		if ok, _ := path.Match(p, cellName); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func ts(s string) time.Time {

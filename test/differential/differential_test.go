@@ -20,7 +20,7 @@ var (
 	flagEngines = flag.String("engines", "", "comma-separated engines to run (default: duckdb,postgres,trino)")
 	flagKube    = flag.Bool("kube", true, "run the Kubernetes-mode cells (a kube-apiserver and etcd for the test binary)")
 	flagSeed    = flag.Int64("seed", 0, "run this generated seed only (with the hand cases and regressions left out)")
-	flagN       = flag.Int64("n", FixedSeeds, "run the generated seeds 1..n (make differential N=...)")
+	flagN       = flag.Int64("seeds", FixedSeeds, "run the generated seeds 1..seeds (make differential N=...)")
 )
 
 // cellStats counts what ran, for the summary TestMain prints.
@@ -31,7 +31,7 @@ var cellStats = struct {
 	passed map[string]int
 	known  map[string]int // known failures, skipped
 	na     int
-	took   map[string]time.Duration
+	took   map[string]time.Duration // engine → loading, servers and cells
 }{cases: map[string]bool{}, ran: map[string]int{}, passed: map[string]int{}, known: map[string]int{}, took: map[string]time.Duration{}}
 
 // cell is one entry point × format: run gives its outcome for the
@@ -183,11 +183,9 @@ func checkCell(t *testing.T, s *session, cl cell) bool {
 	c, engine := s.c, s.p.Engine
 	failed := false
 	t.Run(cl.name+"/"+engine, func(t *testing.T) {
-		start := time.Now()
 		o, err := cl.run(context.Background(), s)
 		cellStats.Lock()
 		cellStats.cases[label(c)] = true
-		cellStats.took[engine] += time.Since(start)
 		cellStats.Unlock()
 		if errors.Is(err, ErrNotApplicable) {
 			cellStats.Lock()
@@ -234,6 +232,7 @@ func checkCell(t *testing.T, s *session, cl cell) bool {
 func runCase(t *testing.T, h *harness, c dcase.Case, reeval func(dcase.Case) (dcase.Case, error)) {
 	var fails []failure
 	for _, engine := range engines() {
+		start := time.Now()
 		s := newSession(t, h, c, engine)
 		for _, cl := range cells {
 			if cl.kube && h.kube == nil {
@@ -244,6 +243,9 @@ func runCase(t *testing.T, h *harness, c dcase.Case, reeval func(dcase.Case) (dc
 			}
 		}
 		s.close()
+		cellStats.Lock()
+		cellStats.took[engine] += time.Since(start)
+		cellStats.Unlock()
 	}
 	if len(fails) > 0 {
 		t.Logf("%d cells failed; the first, shrunk:\n%s", len(fails), shrinkReport(t, h, c, fails[0], reeval))
@@ -277,7 +279,7 @@ func describe(c dcase.Case) string {
 const FixedSeeds = 12
 
 // TestDifferential runs every case through every cell: the hand cases,
-// the regression seeds, and the generated seeds 1..-n (or -seed alone).
+// the regression seeds, and the generated seeds 1..-seeds (or -seed alone).
 func TestDifferential(t *testing.T) {
 	h := getHarness(t)
 	var seeds []int64

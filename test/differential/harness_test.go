@@ -34,7 +34,7 @@ func summary() string {
 	s := fmt.Sprintf("%d cases", len(cellStats.cases))
 	for _, e := range Engines {
 		if cellStats.ran[e] > 0 {
-			s += fmt.Sprintf("; %s: %d cells checked, %d passed, %d known failures, %s in cells", e, cellStats.ran[e], cellStats.passed[e], cellStats.known[e], cellStats.took[e].Round(time.Millisecond))
+			s += fmt.Sprintf("; %s: %d cells checked, %d passed, %d known failures, %s (tables, servers, cells)", e, cellStats.ran[e], cellStats.passed[e], cellStats.known[e], cellStats.took[e].Round(time.Millisecond))
 		}
 	}
 	return s + fmt.Sprintf("; %d cells not applicable", cellStats.na)
