@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto test bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
+.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto test differential bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -64,6 +64,16 @@ test: ## go vet + every test (fuzz targets run their seed corpus only)
 # The chart tests are a module of their own (test/chart/go.mod): Helm's dependencies stay out of ours.
 	cd test/chart && $(GO) vet ./... && KUBEBUILDER_ASSETS=$$(cd ../.. && BIN=$(BIN) scripts/kube-tools.sh | tail -n1) \
 		$(GO) test -timeout $(TEST_TIMEOUT) ./...
+
+# `make test` runs the hand cases, the regression seeds and seeds 1..12;
+# this runs seeds 1..N (and the others) on the three engines with the
+# Kubernetes-mode cells: about 8 s a seed (docs/development.md).
+N ?= 200
+differential: ## the differential test on seeds 1..N (default 200): every entry point, format and engine against the reference evaluator
+	scripts/install-deps.sh
+	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 \
+		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
+		$(GO) test -timeout 0 -run TestDifferential ./test/differential -args -seeds=$(N)
 
 bench: ## benchmarks with memory stats (run `make fetch-flights` first for the 3 M-row numbers)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
