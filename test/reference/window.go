@@ -58,13 +58,15 @@ func (e *evaluator) windowRows(dims []rdim, win int, filters []rfilter, closure 
 		}
 	}
 	for _, g := range base.groups {
-		p, ok := timeOf(g.dims[win])
-		if !ok {
-			continue // a NULL time is in no period
-		}
+		// A NULL time is in no period, but its group of the other
+		// dimensions has every period.
 		o := others(g.dims, win)
 		k := keyOf(o)
 		oDims[k] = o
+		p, ok := timeOf(g.dims[win])
+		if !ok {
+			continue
+		}
 		if w.byO[k] == nil {
 			w.byO[k] = map[time.Time]*group{}
 		}

@@ -49,6 +49,14 @@ const (
 	// BugConversionExpression: a conversion metric's expression is not
 	// used as its denominator.
 	BugConversionExpression
+	// BugRollingCoarse (found by this generator, testdata/found.txt): a
+	// rolling window of months that is a whole number of quarter or year
+	// periods (3 months at quarter grain) is refused with OSS4061.
+	BugRollingCoarse
+	// BugHourWindowOnDate (found, testdata/found.txt): a rolling window
+	// of hours over a Date field is answered instead of refused with
+	// OSS4061.
+	BugHourWindowOnDate
 )
 
 // Options select what a case may contain.
