@@ -269,7 +269,9 @@ func (b *builder) metricFilter(qry *reference.Query) {
 func (b *builder) order(qry *reference.Query) {
 	var keys []string
 	for _, d := range qry.Dimensions {
-		keys = append(keys, d.Name())
+		if !b.masked(d.Field) {
+			keys = append(keys, d.Name())
+		}
 	}
 	exact := func(n string) bool {
 		for _, m := range b.m.Metrics {
