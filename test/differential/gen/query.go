@@ -345,6 +345,9 @@ func (b *builder) windowQuery(qry *reference.Query) {
 	if chance(r, 0.3) {
 		qry.Filters = append(qry.Filters, b.filter(*b.field(pick(r, []string{"fact.cat", "fact.qty", "fact.flag"}))))
 	}
+	if chance(r, 0.05) {
+		qry.Dimensions = qry.Dimensions[1:] // no time dimension with a grain: OSS4060
+	}
 	if chance(r, 0.3) && len(at.values) > 1 {
 		x, y := pick(r, at.values), pick(r, at.values)
 		if c, _ := cmpAny(x, y); c > 0 {
