@@ -154,3 +154,26 @@ func TestGovernance(t *testing.T) {
 	r = ask([]string{"hashed"}, nil, `{"metrics":["orders"],"dimensions":["customers.region"]}`)
 	check(t, r, false, []string{"customers.region", "orders"}, []any{"4829322d03d1606fb09ae9af59a271d3", int64(3)}, []any{nil, int64(2)})
 }
+
+// TestMemberAccess: a denied field hides the metrics over it (OSS4002)
+// and is itself unknown (OSS4003); another role's grant is a union.
+func TestMemberAccess(t *testing.T) {
+	m, tables := shop()
+	gov := &Governance{Roles: []Role{{Name: "clerk", FieldDeny: []string{"orders.amount"}}, {Name: "all"}}}
+	code := func(roles []string, query string) string {
+		_, err := Evaluate(Input{Model: m, Tables: tables, Governance: gov, Caller: &dcase.Caller{Roles: roles}, Query: []byte(query)})
+		if ref, ok := err.(*Refused); ok {
+			return ref.Code
+		}
+		return ""
+	}
+	if c := code([]string{"clerk"}, `{"metrics":["revenue"]}`); c != "OSS4002" {
+		t.Fatalf("revenue for clerk: %q, want OSS4002", c)
+	}
+	if c := code([]string{"clerk"}, `{"metrics":["orders"],"dimensions":["orders.amount"]}`); c != "OSS4003" {
+		t.Fatalf("orders.amount for clerk: %q, want OSS4003", c)
+	}
+	if c := code([]string{"clerk", "all"}, `{"metrics":["revenue"]}`); c != "" {
+		t.Fatalf("revenue for clerk+all: %q, want an answer", c)
+	}
+}
