@@ -37,7 +37,7 @@ import (
 
 // Version is part of every case's name: a case replays with the
 // generator version that made it.
-const Version = 1
+const Version = 2
 
 // Bug is one of issue 24's known product bugs, whose cells the generator
 // leaves out unless Options.Bugs includes it.
