@@ -100,7 +100,8 @@ func (e *evaluator) answer() (*dcase.Result, error) {
 	for _, o := range e.q.OrderBy {
 		if e.metric[o.Key] != nil {
 			if err := addMetric(o.Key); err != nil {
-				return nil, err
+				// A hidden metric is an unknown order key.
+				return nil, &Refused{Code: "OSS4007", Reason: "order_by " + o.Key}
 			}
 		}
 	}

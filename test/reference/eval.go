@@ -377,7 +377,9 @@ func (e *evaluator) aggs(x Expr, out *[]*Agg) {
 }
 
 // metricType is the answer datatype of a metric: declared, else the
-// type its expression has (docs/query-semantics.md, "Answer types").
+// type its expression has (docs/query-semantics.md, "Answer types");
+// "" for AVG, whose type differs by engine (its value is a float either
+// way).
 func (e *evaluator) metricType(m *Metric) string {
 	if m.Datatype != "" {
 		return m.Datatype

@@ -92,28 +92,33 @@ func (e *evaluator) mask(f string) *Mask {
 	return e.gov.maskOf(f)
 }
 
-// metricReadable: the metric rules of some role allow it, and every
-// field it reads is readable and unmasked or masked with
-// allow_aggregates (docs/governance.md, "Member access").
+// metricReadable: some role's metric rules allow it and that role reads
+// every field it reads, unmasked or masked with allow_aggregates
+// (docs/governance.md, "Member access" and "Several roles").
 func (e *evaluator) metricReadable(m *Metric) bool {
 	if e.gov == nil {
 		return true
 	}
-	ok := false
+	fields := e.metricFields(m)
 	for _, r := range e.gov.roles {
-		if allowed(m.Name, r.MetricAllow, r.MetricDeny) {
-			ok = true
+		if allowed(m.Name, r.MetricAllow, r.MetricDeny) && roleAggregates(r, fields) {
+			return true
 		}
 	}
-	if !ok {
-		return false
-	}
-	for _, f := range e.metricFields(m) {
-		if !e.gov.fieldReadable(f) {
+	return false
+}
+
+// roleAggregates: role r reads every field and masks none of them without
+// allow_aggregates (privileges are a union: one such role suffices).
+func roleAggregates(r *Role, fields []string) bool {
+	for _, f := range fields {
+		if !allowed(f, r.FieldAllow, r.FieldDeny) {
 			return false
 		}
-		if mk := e.gov.maskOf(f); mk != nil && !mk.AllowAggregates {
-			return false
+		for _, mk := range r.Masks {
+			if mk.Field == f && !mk.AllowAggregates {
+				return false
+			}
 		}
 	}
 	return true

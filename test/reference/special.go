@@ -37,7 +37,8 @@ func stack(l *layer, k string, dims []any, m *Metric, v *big.Rat) {
 // `along` field, then the sum at the latest (last) or earliest (first)
 // along value of the group, or the largest (max) or smallest (min) sum
 // (docs/metrics.md, "Semi-additive metrics"). Rows with a NULL along
-// value are in no along value.
+// value form one more sum, which min and max compare and last and first
+// never pick.
 func (e *evaluator) semiAdditive(m *Metric, dims []rdim, filters []rfilter, l *layer) error {
 	a, err := e.baseAgg(m)
 	if err != nil {
@@ -56,9 +57,6 @@ func (e *evaluator) semiAdditive(m *Metric, dims []rdim, filters []rfilter, l *l
 		alongVal := map[string]any{}
 		for _, r := range rows[k] {
 			v := e.raw(ads, r, afield)
-			if v == nil {
-				continue
-			}
 			ak := keyOf([]any{v})
 			byAlong[ak] = append(byAlong[ak], r)
 			alongVal[ak] = v
@@ -70,6 +68,9 @@ func (e *evaluator) semiAdditive(m *Metric, dims []rdim, filters []rfilter, l *l
 			s := e.aggregate(a, rs)
 			switch m.Type.Pick {
 			case "last", "first":
+				if alongVal[ak] == nil {
+					continue
+				}
 				c := 0
 				if picked {
 					c, _ = compare(alongVal[ak], alongVal[pickKey])
@@ -101,22 +102,15 @@ func (e *evaluator) conversion(m *Metric, dims []rdim, filters []rfilter, l *lay
 	_, aat := splitMember(t.At)
 	bds, bent := splitMember(t.ToEntity)
 	_, bat := splitMember(t.ToAt)
-	for _, d := range dims {
-		if d.ds == bds {
-			return &Refused{Code: "OSS4063", Reason: m.Name + " grouped by its event-B dataset"}
-		}
-	}
-	for _, f := range filters {
-		if f.m.ds == bds {
-			return &Refused{Code: "OSS4063", Reason: m.Name + " filtered by its event-B dataset"}
-		}
-	}
 	groups, rows, tr, err := e.rowGroups(ads, dims, filters)
 	if err != nil {
 		return err
 	}
 	if tr.fanOut {
 		return &Refused{Code: "OSS4062", Reason: m.Name + " is fanned out"}
+	}
+	if tr.reached[bds] {
+		return &Refused{Code: "OSS4063", Reason: m.Name + " grouped or filtered by its event-B dataset"}
 	}
 	for k, g := range groups {
 		ents := map[string]bool{}

@@ -58,13 +58,15 @@ func (e *evaluator) windowRows(dims []rdim, win int, filters []rfilter, closure 
 		}
 	}
 	for _, g := range base.groups {
-		p, ok := timeOf(g.dims[win])
-		if !ok {
-			continue // a NULL time is in no period
-		}
+		// A NULL time is in no period, but its group of the other
+		// dimensions has every period.
 		o := others(g.dims, win)
 		k := keyOf(o)
 		oDims[k] = o
+		p, ok := timeOf(g.dims[win])
+		if !ok {
+			continue
+		}
 		if w.byO[k] == nil {
 			w.byO[k] = map[time.Time]*group{}
 		}
@@ -75,11 +77,16 @@ func (e *evaluator) windowRows(dims []rdim, win int, filters []rfilter, closure 
 		if (f.op != "in_date_range" && f.op != "between") || len(f.values) != 2 {
 			continue
 		}
-		for _, v := range f.values {
-			t, _, err := parseTimeValue(v, e.loc)
-			if err == nil {
-				extend(truncate(t, wd.grain, wd.weekStart))
+		for i, v := range f.values {
+			t, isDate, err := parseTimeValue(v, e.loc)
+			if err != nil {
+				continue
 			}
+			if i == 1 && isDate {
+				// A date end includes that whole day: its last period.
+				t = t.AddDate(0, 0, 1).Add(-time.Nanosecond)
+			}
+			extend(truncate(t, wd.grain, wd.weekStart))
 		}
 	}
 	if lo.IsZero() {

@@ -22,7 +22,9 @@ import (
 // server's answer path (what `ossiectl query` runs: compile, plan, DuckDB
 // in-process) and are compared with the reference's answer. The full
 // matrix of entry points, formats and engines is test/differential's.
-// GEN_SEEDS=N runs N seeds (default 150); GEN_SEED=S runs one.
+// GEN_SEEDS=N runs N seeds (default 150); GEN_SEED=S runs one;
+// GEN_BUGS=all (or a Bug bit mask, e.g. 4) generates the cells of the
+// known bugs too.
 func TestDuckDB(t *testing.T) {
 	n := int64(150)
 	if s := os.Getenv("GEN_SEEDS"); s != "" {
@@ -33,9 +35,16 @@ func TestDuckDB(t *testing.T) {
 		from, _ = strconv.ParseInt(s, 10, 64)
 		n = 1
 	}
+	var o Options
+	if s := os.Getenv("GEN_BUGS"); s == "all" {
+		o.Bugs = ^Bug(0)
+	} else if s != "" {
+		bits, _ := strconv.ParseUint(s, 10, 32)
+		o.Bugs = Bug(bits)
+	}
 	fails := 0
 	for seed := from; seed < from+n; seed++ {
-		c := Generate(seed)
+		c := GenerateWith(seed, o).Case
 		if err := runDuckDB(c); err != nil {
 			fails++
 			t.Errorf("%s: %v\nquery %s", c.Name, err, c.Query)

@@ -47,7 +47,11 @@ func (b *builder) metrics() {
 		// A declared type that agrees with the engine's.
 		b.m.Metrics[1].Datatype = "Integer"
 	}
-	if b.shape == "fact" || b.shape == "star2" && b.o.Shape == "star2" {
+	if b.o.Shape == "star2" {
+		return
+	}
+	if b.shape == "fact" {
+		b.typedMetrics()
 		return
 	}
 	// Homed on the dimension: grouped by a fact member it fans out.
@@ -57,5 +61,51 @@ func (b *builder) metrics() {
 	if b.hasG {
 		b.add(&b.plain, reference.Metric{Name: "g_val", Expr: agg("SUM", "g", "val")})
 		b.add(&b.plain, reference.Metric{Name: "g_rows", Expr: agg("COUNT", "g", "id")})
+	}
+	b.typedMetrics()
+}
+
+func typed(t reference.MetricType) *reference.MetricType { return &t }
+
+// typedMetrics adds metrics of every type of docs/metrics.md over the
+// fact's time field, their windows sized to the case's time scale.
+func (b *builder) typedMetrics() {
+	r := b.r
+	n := reference.Ref{Metric: "n_rows"}
+	amount := reference.Ref{Metric: "amount_sum"}
+	b.add(&b.typed, reference.Metric{Name: "amount_running", Expr: amount, Type: typed(reference.MetricType{Type: "cumulative", Window: "all"})})
+	b.add(&b.typed, reference.Metric{Name: "n_running", Expr: agg("COUNT", "fact", "id"), Type: typed(reference.MetricType{Type: "cumulative", Window: "all"})})
+	toDate := map[string][]string{"hour": {"day"}, "day": {"week", "month"}, "month": {"quarter", "year"}}[b.scale]
+	b.add(&b.typed, reference.Metric{Name: "n_to_date", Expr: n, Type: typed(reference.MetricType{Type: "cumulative", Window: "to_date", Grain: pick(r, toDate)})})
+	type win struct {
+		count int
+		unit  string
+	}
+	rolls := map[string][]win{"hour": {{3, "hour"}, {1, "day"}}, "day": {{7, "day"}, {2, "week"}, {10, "day"}}, "month": {{3, "month"}, {30, "day"}, {1, "year"}}}[b.scale]
+	if b.field("fact.at").ct == dcase.Date && b.scale == "hour" && b.o.Bugs&BugHourWindowOnDate == 0 {
+		rolls = []win{{1, "day"}, {2, "day"}}
+	}
+	rw := pick(r, rolls)
+	b.add(&b.typed, reference.Metric{Name: "amount_rolling", Expr: amount, Type: typed(reference.MetricType{Type: "rolling", Count: rw.count, Unit: rw.unit})})
+	rw = pick(r, rolls)
+	b.add(&b.typed, reference.Metric{Name: "n_rolling", Expr: n, Type: typed(reference.MetricType{Type: "rolling", Count: rw.count, Unit: rw.unit})})
+	for _, off := range []string{"prior_period", "prior_year"} {
+		out := pick(r, []string{"value", "difference", "ratio"})
+		b.add(&b.typed, reference.Metric{Name: "n_" + off + "_" + out, Expr: n, Type: typed(reference.MetricType{Type: "period_over_period", Offset: off, Output: out})})
+		out = pick(r, []string{"value", "difference", "ratio"})
+		b.add(&b.typed, reference.Metric{Name: "amount_" + off + "_" + out, Expr: amount, Type: typed(reference.MetricType{Type: "period_over_period", Offset: off, Output: out})})
+	}
+	// A plain metric over typed ones, and a typed one over a windowed one.
+	b.add(&b.typed, reference.Metric{Name: "running_avg", Expr: &reference.Bin{Op: "/", L: reference.Ref{Metric: "amount_running"}, R: reference.Ref{Metric: "n_running"}}})
+	b.add(&b.typed, reference.Metric{Name: "n_to_date_prior", Expr: reference.Ref{Metric: "n_to_date"}, Type: typed(reference.MetricType{Type: "period_over_period", Offset: pick(r, []string{"prior_period", "prior_year"}), Output: "value"})})
+	along := "fact.at"
+	b.add(&b.semi, reference.Metric{Name: "qty_semi", Expr: agg("SUM", "fact", "qty"), Type: typed(reference.MetricType{Type: "semi_additive", Along: along, Pick: pick(r, []string{"last", "first", "min", "max"})})})
+	if b.hasG {
+		units := []string{"day", "week", "hour"}
+		if b.field("fact.at").ct == dcase.Date {
+			units = units[:2]
+		}
+		b.add(&b.conv, reference.Metric{Name: "converted", Expr: agg("COUNT_DISTINCT", "fact", "d1_id"), Type: typed(reference.MetricType{
+			Type: "conversion", Entity: "fact.d1_id", At: "fact.at", ToEntity: "g.d1_id", ToAt: "g.at", Count: 1 + r.Intn(5), Unit: pick(r, units)})})
 	}
 }

@@ -19,6 +19,19 @@ var zones = []string{"", "UTC", "Europe/Amsterdam", "America/New_York", "Asia/Ko
 func (b *builder) query() *reference.Query {
 	r := b.r
 	qry := &reference.Query{Timezone: pick(r, zones)}
+	if len(b.typed) > 0 {
+		switch x := r.Float64(); {
+		case x < 0.3:
+			b.windowQuery(qry)
+			return b.finishQuery(qry)
+		case x < 0.4:
+			b.specialQuery(qry, b.semi)
+			return b.finishQuery(qry)
+		case x < 0.5 && len(b.conv) > 0:
+			b.specialQuery(qry, b.conv)
+			return b.finishQuery(qry)
+		}
+	}
 	nm := r.Intn(4)
 	if nm == 0 && chance(r, 0.6) {
 		nm = 1
@@ -36,6 +49,12 @@ func (b *builder) query() *reference.Query {
 	for i := r.Intn(3); i > 0; i-- {
 		qry.Filters = append(qry.Filters, b.filter(pick(r, b.fields)))
 	}
+	return b.finishQuery(qry)
+}
+
+// finishQuery adds a metric filter, order, limit, offset and total.
+func (b *builder) finishQuery(qry *reference.Query) *reference.Query {
+	r := b.r
 	if len(qry.Metrics) > 0 && chance(r, 0.25) {
 		b.metricFilter(qry)
 	}
@@ -250,7 +269,9 @@ func (b *builder) metricFilter(qry *reference.Query) {
 func (b *builder) order(qry *reference.Query) {
 	var keys []string
 	for _, d := range qry.Dimensions {
-		keys = append(keys, d.Name())
+		if !b.masked(d.Field) {
+			keys = append(keys, d.Name())
+		}
 	}
 	exact := func(n string) bool {
 		for _, m := range b.m.Metrics {
@@ -278,4 +299,93 @@ func (b *builder) order(qry *reference.Query) {
 		}
 		qry.OrderBy = append(qry.OrderBy, o)
 	}
+}
+
+// windowGrains are the query grains a case's time scale windows at.
+var windowGrains = map[string][]string{"hour": {"hour", "day"}, "day": {"day", "week"}, "month": {"month", "quarter", "year"}}
+
+// windowQuery draws a query of typed metrics along the fact's time field
+// at the case's scale, maybe by one more dimension, with a date range on
+// the window's field now and then (applied after the window).
+func (b *builder) windowQuery(qry *reference.Query) {
+	r := b.r
+	qry.Metrics = pickSome(r, b.typed, 1+r.Intn(2))
+	if chance(r, 0.4) {
+		qry.Metrics = append(qry.Metrics, pick(r, []string{"n_rows", "amount_sum"}))
+	}
+	at := b.field("fact.at")
+	grains := windowGrains[b.scale]
+	if at.ct == dcase.Date && grains[0] == "hour" {
+		grains = grains[1:]
+	}
+	d := reference.Dimension{Field: "fact.at", Grain: pick(r, grains)}
+	if d.Grain == "week" && chance(r, 0.3) {
+		d.WeekStart = "sunday"
+	}
+	qry.Dimensions = append(qry.Dimensions, d)
+	if b.o.Bugs&BugRollingCoarse == 0 && (d.Grain == "quarter" || d.Grain == "year") {
+		var keep []string
+		for _, n := range qry.Metrics {
+			if t := b.metricNamed(n).Type; t == nil || t.Type != "rolling" || t.Unit == d.Grain || t.Unit == "day" || t.Unit == "week" {
+				keep = append(keep, n)
+			}
+		}
+		if len(keep) == 0 {
+			keep = []string{"n_running"}
+		}
+		qry.Metrics = keep
+	}
+	if chance(r, 0.4) {
+		others := []string{"fact.cat", "fact.flag"}
+		if b.field("d1.name") != nil {
+			others = append(others, "d1.name")
+		}
+		qry.Dimensions = append(qry.Dimensions, reference.Dimension{Field: pick(r, others)})
+	}
+	if chance(r, 0.3) {
+		qry.Filters = append(qry.Filters, b.filter(*b.field(pick(r, []string{"fact.cat", "fact.qty", "fact.flag"}))))
+	}
+	if chance(r, 0.05) {
+		qry.Dimensions = qry.Dimensions[1:] // no time dimension with a grain: OSS4060
+	}
+	if chance(r, 0.3) && len(at.values) > 1 {
+		x, y := pick(r, at.values), pick(r, at.values)
+		if c, _ := cmpAny(x, y); c > 0 {
+			x, y = y, x
+		}
+		qry.Filters = append(qry.Filters, reference.Filter{Field: "fact.at", Op: pick(r, []string{"in_date_range", "between"}),
+			Values: []any{jsonValue(x, at.ct, true), jsonValue(y, at.ct, true)}})
+	}
+}
+
+// specialQuery draws a query of a semi-additive or conversion metric by
+// members of its dataset and the datasets it reaches (and, now and then,
+// of ones it must refuse: OSS4062, OSS4063).
+func (b *builder) specialQuery(qry *reference.Query, ms []string) {
+	r := b.r
+	qry.Metrics = []string{pick(r, ms)}
+	if chance(r, 0.3) {
+		qry.Metrics = append(qry.Metrics, "n_rows")
+	}
+	var fields []fieldInfo
+	for _, f := range b.dimFields() {
+		if f.ds != "g" || chance(r, 0.2) {
+			fields = append(fields, f)
+		}
+	}
+	for _, f := range pickSome(r, fields, r.Intn(3)) {
+		qry.Dimensions = append(qry.Dimensions, b.dimension(f))
+	}
+	if chance(r, 0.4) {
+		qry.Filters = append(qry.Filters, b.filter(pick(r, b.fields)))
+	}
+}
+
+func (b *builder) metricNamed(n string) *reference.Metric {
+	for i := range b.m.Metrics {
+		if b.m.Metrics[i].Name == n {
+			return &b.m.Metrics[i]
+		}
+	}
+	return nil
 }
