@@ -100,7 +100,7 @@ func stillFails(t *testing.T, h *harness, c dcase.Case, cl cell, engine string) 
 func candidates(c dcase.Case) []dcase.Case {
 	var out []dcase.Case
 	for ti, tb := range c.Tables {
-		for size := len(tb.Rows) / 2; size >= 1; size /= 2 {
+		for size := max(len(tb.Rows)/2, 1); size >= 1 && len(tb.Rows) > 0; size /= 2 {
 			for start := 0; start+size <= len(tb.Rows); start += size {
 				cand := c
 				cand.Tables = append([]dcase.Table(nil), c.Tables...)
