@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto test differential bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
+.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python test differential bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -46,11 +46,15 @@ trino: ## fetch the Trino server and plugins (memory, iceberg) into bin/trino/ a
 moto: ## install moto's server mode, the Glue implementation the Glue tests run against, into bin/moto/ (about 320 MB, once)
 	@BIN=$(BIN) scripts/moto.sh >/dev/null
 
+mcp-python: ## install the official MCP Python SDK the MCP client test drives /mcp with, into bin/mcp-python/ (about 70 MB, once)
+	@BIN=$(BIN) scripts/mcp-python.sh >/dev/null
+
 # The control-plane suites need a real kube-apiserver and etcd: they are built
 # from their Go modules once (10-40 minutes cold on 2 cores, by load; README) and reused. PostgreSQL is
 # part of the machine, Trino and the Iceberg REST catalog fixture are
 # fetched through Maven (scripts/trino.sh, scripts/iceberg-rest.sh, about
-# 80 s cold) and moto through pip (scripts/moto.sh, 1-3 min cold), so their
+# 80 s cold) and moto and the MCP Python SDK through pip (scripts/moto.sh, 1-3 min cold;
+# scripts/mcp-python.sh, about 40 s cold), so their
 # suites must run, never skip.
 test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
@@ -60,6 +64,7 @@ test: ## go vet + every test (fuzz targets run their seed corpus only)
 		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
 		OSSIE_ICEBERG_REST_HOME=$$(BIN=$(BIN) scripts/iceberg-rest.sh | tail -n1) \
 		OSSIE_MOTO_HOME=$$(BIN=$(BIN) scripts/moto.sh | tail -n1) OSSIE_REQUIRE_MOTO=1 \
+		OSSIE_MCP_PYTHON_HOME=$$(BIN=$(BIN) scripts/mcp-python.sh | tail -n1) OSSIE_REQUIRE_MCP_PYTHON=1 \
 		$(GO) test -timeout $(TEST_TIMEOUT) ./...
 # The chart tests are a module of their own (test/chart/go.mod): Helm's dependencies stay out of ours.
 	cd test/chart && $(GO) vet ./... && KUBEBUILDER_ASSETS=$$(cd ../.. && BIN=$(BIN) scripts/kube-tools.sh | tail -n1) \

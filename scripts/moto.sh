@@ -3,11 +3,12 @@
 # implementation the Glue drafting tests run against (test/motoserver),
 # into a Python virtual environment
 #   $BIN/moto/<version>/venv/            bin/moto_server inside
-# with pip, so a second run downloads nothing. Docs: docs/authoring.md.
+# with pip, so a second run downloads nothing (scripts/pyvenv.sh). Docs:
+# docs/authoring.md.
 #
-# Idempotent: a complete install (marker file .complete naming the same
-# version) is kept and a warm run takes well under a second. The last line
-# of stdout is the absolute install directory; progress goes to stderr.
+# Idempotent: a complete install is kept and a warm run takes well under a
+# second. The last line of stdout is the absolute install directory;
+# progress goes to stderr.
 #
 # Environment:
 #   BIN            default bin, relative to the repo root
@@ -16,52 +17,5 @@
 #   PYTHON         default python3 (3.9 or newer, with the venv module:
 #                  Debian's python3-venv, which scripts/install-deps.sh adds)
 set -euo pipefail
-
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BIN=${BIN:-bin}
-PYTHON=${PYTHON:-python3}
 version=${MOTO_VERSION:-5.2.5}
-
-log() { printf 'moto: %s\n' "$*" >&2; }
-
-case $BIN in /*) bin_abs=$BIN ;; *) bin_abs="$root/$BIN" ;; esac
-dest="$bin_abs/moto/$version"
-want="moto[server]==$version"
-
-complete() {
-	[[ -f $dest/.complete && $(cat "$dest/.complete") == "$want" && -x $dest/venv/bin/moto_server ]]
-}
-
-if complete; then
-	echo "$dest"
-	exit 0
-fi
-
-mkdir -p "$dest"
-# Two test runs starting at once must not both build the same venv.
-exec 9>"$dest/.lock"
-flock 9
-if complete; then
-	echo "$dest"
-	exit 0
-fi
-
-if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
-	log "$PYTHON cannot create virtual environments (no venv/ensurepip module): install python3-venv (scripts/install-deps.sh does) or set PYTHON"
-	exit 1
-fi
-
-start=$(date +%s)
-rm -rf "$dest/venv" "$dest/.complete"
-log "creating a virtual environment with $("$PYTHON" --version 2>&1)"
-"$PYTHON" -m venv "$dest/venv"
-log "installing $want"
-if ! "$dest/venv/bin/python" -m pip install --quiet --disable-pip-version-check "$want" >"$dest/pip.log" 2>&1; then
-	log "pip install $want failed:"
-	tail -n 5 "$dest/pip.log" >&2
-	exit 1
-fi
-"$dest/venv/bin/moto_server" --help >/dev/null
-echo "$want" >"$dest/.complete"
-log "installed $want in $(($(date +%s) - start))s ($(du -sh "$dest/venv" | cut -f1))"
-echo "$dest"
+exec "$(dirname "${BASH_SOURCE[0]}")/pyvenv.sh" moto "$version" "moto[server]==$version" ./moto_server --help

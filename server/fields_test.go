@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
@@ -40,6 +43,7 @@ type fieldCase struct {
 	want          string
 	on            map[string]string // entry point → the variant's answer there
 	baseOn        map[string]string // entry point → the base's answer there
+	only          []string          // the entry points that take the field; nil: all
 }
 
 const (
@@ -153,11 +157,13 @@ var queryFieldCases = []fieldCase{
 	{path: "explain", why: "the plan next to the SQL; the query endpoint runs, it does not explain",
 		base: byState, baseWant: byStateRows,
 		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"explain":true}`,
-		on:      map[string]string{"query": compiler.CodeBadQuery, "sql": byStateRows + " explain"}},
+		on: map[string]string{"query": compiler.CodeBadQuery, "sql": byStateRows + " explain",
+			"mcp-query": compiler.CodeBadQuery, "mcp-explain": compiler.CodeBadQuery}},
 	{path: "total", why: "the row count without limit; /sql runs nothing to count",
 		base: `{"metrics":["revenue"],"dimensions":["customers.state"],"limit":1}`, baseWant: "CA|30",
 		variant: `{"metrics":["revenue"],"dimensions":["customers.state"],"limit":1,"total":true}`,
-		on:      map[string]string{"query": "CA|30 total=2", "sql": compiler.CodeBadQuery}},
+		on: map[string]string{"query": "CA|30 total=2", "sql": compiler.CodeBadQuery,
+			"mcp-query": "CA|30 total=2", "mcp-explain": compiler.CodeBadQuery}},
 
 	opCase("=", `{"field":"orders.status","op":"=","value":"placed"}`, "40"),
 	opCase("!=", `{"field":"orders.status","op":"!=","value":"placed"}`, "60"),
@@ -175,6 +181,18 @@ var queryFieldCases = []fieldCase{
 	opCase("in_date_range", `{"field":"orders.order_day","op":"in_date_range","values":["2024-02-01","2024-02-29"]}`, "50"),
 }
 
+// mcpFieldCases are the arguments the MCP query and explain tools take
+// besides the query body. The MCP entry points add "model": "fields" to
+// a body without a model.
+var mcpFieldCases = []fieldCase{
+	{path: "model", why: "the model to answer from is required",
+		base: `{"model":"","metrics":["revenue"]}`, baseWant: compiler.CodeBadQuery,
+		variant: `{"model":"fields","metrics":["revenue"]}`, want: "100", only: []string{"mcp-query", "mcp-explain"}},
+	{path: "namespace", why: "a namespace that publishes no model fields",
+		base: `{"metrics":["revenue"]}`, baseWant: "100",
+		variant: `{"namespace":"team-a","metrics":["revenue"]}`, want: compiler.CodeUnknownModel, only: []string{"mcp-query", "mcp-explain"}},
+}
+
 // requestPaths lists the JSON paths of every field of a request type t,
 // nested objects as "parent[].child" (slices) or "parent.child";
 // embedded structs are flattened as encoding/json does.
@@ -182,12 +200,12 @@ func requestPaths(t reflect.Type, prefix string) []string {
 	var out []string
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		if !sf.IsExported() {
-			continue
-		}
 		ft := sf.Type
 		if sf.Anonymous && ft.Kind() == reflect.Struct {
 			out = append(out, requestPaths(ft, prefix)...)
+			continue
+		}
+		if !sf.IsExported() {
 			continue
 		}
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
@@ -289,7 +307,23 @@ func answerText(rows [][]any, total *int64, explain bool) string {
 	return b.String()
 }
 
-// fieldEntryPoints answer one request body the way each entry point
+// rowsText is the text of an answer body with rows and, maybe, total
+// (/query and the MCP query tool), numbers kept as written.
+func rowsText(t *testing.T, b []byte) string {
+	t.Helper()
+	var a struct {
+		Rows  [][]any `json:"rows"`
+		Total *int64  `json:"total"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&a); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return answerText(a.Rows, a.Total, false)
+}
+
+// entryPoints answer one request body the way each entry point
 // does, as text. "sql" runs the SQL /sql plans on the same engine.
 func (f *fieldsFixture) entryPoints() map[string]func(t *testing.T, body string) string {
 	return map[string]func(t *testing.T, body string) string{
@@ -298,16 +332,7 @@ func (f *fieldsFixture) entryPoints() map[string]func(t *testing.T, body string)
 			if resp.StatusCode != 200 {
 				return problemCode(t, b)
 			}
-			var a struct {
-				Rows  [][]any `json:"rows"`
-				Total *int64  `json:"total"`
-			}
-			dec := json.NewDecoder(bytes.NewReader(b))
-			dec.UseNumber()
-			if err := dec.Decode(&a); err != nil {
-				t.Fatalf("%s: %v", b, err)
-			}
-			return answerText(a.Rows, a.Total, false)
+			return rowsText(t, b)
 		},
 		"sql": func(t *testing.T, body string) string {
 			resp, b := f.do(t, "POST", "/v1/models/fields/sql", body)
@@ -319,6 +344,50 @@ func (f *fieldsFixture) entryPoints() map[string]func(t *testing.T, body string)
 				t.Fatalf("%s: %v", b, err)
 			}
 			return answerText(f.sqlRows(t, p.SQL), nil, p.Explain != "")
+		},
+	}
+}
+
+// mcpEntryPoints answer a request body through the MCP query and
+// explain tools (the official Go SDK client, in process), as text;
+// explain's SQL is run on the same engine.
+func (f *fieldsFixture) mcpEntryPoints(t *testing.T) map[string]func(t *testing.T, body string) string {
+	cs := mcpConnect(t, f.srv.MCPServer(MCPOptions{}))
+	call := func(t *testing.T, tool, body string) (bool, []byte) {
+		var args map[string]any
+		dec := json.NewDecoder(strings.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&args); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := args["model"]; !ok {
+			args["model"] = "fields"
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tool, body, err)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		return res.IsError, b
+	}
+	return map[string]func(t *testing.T, body string) string{
+		"mcp-query": func(t *testing.T, body string) string {
+			isErr, b := call(t, toolQuery, body)
+			if isErr {
+				return problemCode(t, b)
+			}
+			return rowsText(t, b)
+		},
+		"mcp-explain": func(t *testing.T, body string) string {
+			isErr, b := call(t, toolExplain, body)
+			if isErr {
+				return problemCode(t, b)
+			}
+			var p MCPPlan
+			if err := json.Unmarshal(b, &p); err != nil || p.Plan == "" {
+				t.Fatalf("%s: %v (no plan?)", b, err)
+			}
+			return answerText(f.sqlRows(t, p.SQL), nil, false)
 		},
 	}
 }
@@ -374,17 +443,87 @@ func TestEveryQueryFieldHasAnEffect(t *testing.T) {
 		t.Errorf("filter operators with a case %v, want one case per operator of plan.FilterOps %v", ops, want)
 	}
 	f := newFieldsFixture(t)
-	runFieldCases(t, f.entryPoints(), queryFieldCases)
+	entries := f.entryPoints()
+	maps.Copy(entries, f.mcpEntryPoints(t))
+	runFieldCases(t, entries, queryFieldCases)
+}
+
+// TestEveryMCPArgumentHasAnEffect: the MCP query and explain tools take
+// the query body and the model; every field of their arguments has a
+// case (those of the body run through the tools in
+// TestEveryQueryFieldHasAnEffect), and the input schema each tool
+// publishes names exactly the fields its decoder reads, less those the
+// tool always refuses (explain on both, total on explain).
+func TestEveryMCPArgumentHasAnEffect(t *testing.T) {
+	checkEnumerated(t, reflect.TypeFor[mcpQueryArgs](), append(casePaths(queryFieldCases), casePaths(mcpFieldCases)...), "queryFieldCases and mcpFieldCases")
+	f := newFieldsFixture(t)
+	entries := f.mcpEntryPoints(t)
+	runFieldCases(t, entries, mcpFieldCases)
+
+	cs := mcpConnect(t, f.srv.MCPServer(MCPOptions{}))
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := requestPaths(reflect.TypeFor[mcpQueryArgs](), "")
+	for _, tl := range tools.Tools {
+		refused := map[string][]string{toolQuery: {"explain"}, toolExplain: {"explain", "total"}}[tl.Name]
+		if refused == nil {
+			continue
+		}
+		var want []string
+		for _, p := range all {
+			if !slices.Contains(refused, p) {
+				want = append(want, p)
+			}
+		}
+		b, _ := json.Marshal(tl.InputSchema)
+		var sch map[string]any
+		if err := json.Unmarshal(b, &sch); err != nil {
+			t.Fatal(err)
+		}
+		got := schemaPaths(sch, "")
+		sort.Strings(got)
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("tool %s: input schema names %v, its decoder reads %v", tl.Name, got, want)
+		}
+	}
+}
+
+// schemaPaths lists the property paths of a JSON schema as requestPaths
+// writes them, following arrays' items and the object alternatives of
+// anyOf.
+func schemaPaths(s map[string]any, prefix string) []string {
+	var out []string
+	props, _ := s["properties"].(map[string]any)
+	for name, v := range props {
+		p, _ := v.(map[string]any)
+		out = append(out, prefix+name)
+		sep := "."
+		if items, ok := p["items"].(map[string]any); ok {
+			p, sep = items, "[]."
+		}
+		alts := []any{p}
+		if any, ok := p["anyOf"].([]any); ok {
+			alts = any
+		}
+		for _, a := range alts {
+			if m, ok := a.(map[string]any); ok && m["type"] == "object" {
+				out = append(out, schemaPaths(m, prefix+name+sep)...)
+			}
+		}
+	}
+	return out
 }
 
 func runFieldCases(t *testing.T, entries map[string]func(*testing.T, string) string, cases []fieldCase) {
-	names := make([]string, 0, len(entries))
-	for n := range entries {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(entries))
 	for _, c := range cases {
 		for _, entry := range names {
+			if c.only != nil && !slices.Contains(c.only, entry) {
+				continue
+			}
 			t.Run(entry+"/"+c.path+"/"+c.why, func(t *testing.T) {
 				wantBase, wantVariant := c.wants(entry)
 				if wantBase == wantVariant {

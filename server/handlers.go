@@ -74,17 +74,15 @@ func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) 
 	if err != nil {
 		return nil, err
 	}
-	if req.Total {
-		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "total",
-			Message: "total applies to POST /v1/models/{model}/query, which counts the rows it runs; /sql plans without running"}})
+	if perr := req.forPlan(); perr != nil {
+		return nil, perr
 	}
 	return &req.Query, nil
 }
 
 // readQueryRequest checks the model first (an unknown model is 404 whatever
-// the body), then reads at most MaxBodyBytes, refuses a body over
-// compiler.BodyLimits (OSS1021) and parses the request strictly; only a body that fails to parse is decoded a second time, for
-// a problem in plain words.
+// the body), then reads at most MaxBodyBytes and decodes the request
+// (decodeQueryRequest).
 func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name string) (*queryRequest, *Error) {
 	if _, err := s.lookupFor(r.Context(), name); err != nil {
 		return nil, err
@@ -97,6 +95,15 @@ func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name s
 		}
 		return nil, &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid query", Detail: "cannot read the request body"}
 	}
+	return decodeQueryRequest(body)
+}
+
+// decodeQueryRequest refuses a body over compiler.BodyLimits (OSS1021),
+// then parses it strictly; only a body that fails to parse is decoded a
+// second time, for a problem in plain words. The HTTP routes and the MCP
+// query and explain tools read their queries with it, so both accept
+// exactly the same forms.
+func decodeQueryRequest(body []byte) (*queryRequest, *Error) {
 	if p := compiler.CheckBody(body); p != nil {
 		return nil, queryProblems(compiler.Problems{*p})
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,12 +11,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
-	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/internal/buildinfo"
 )
 
@@ -47,9 +48,14 @@ const (
 // whose tools answer through s: list_models, describe_model, query and
 // explain. Each call is governed like the REST API: the caller's roles
 // decide what is listed, described and answered, explain is refused to a
-// governed caller (OSS5007, as POST /sql), and errors carry the REST
-// problem codes and did-you-mean hints. Run it over stdio with
-// mcp.StdioTransport or serve it over HTTP with MCPHandler.
+// governed caller (OSS5007, as POST /sql), and a failure is a tool error
+// (isError) whose text and structured content carry the REST problem
+// codes, paths and did-you-mean hints. query and explain read their
+// arguments with the decoder of the HTTP body (decodeQueryRequest): the
+// same forms are accepted, the same problems reported. The tool list a
+// caller receives describes the models that caller may read, from their
+// ai_context. Run it over stdio with mcp.StdioTransport or serve it over
+// HTTP with MCPHandler.
 func (s *Server) MCPServer(opts MCPOptions) *mcp.Server {
 	if opts.MaxRows <= 0 {
 		opts.MaxRows = DefaultMCPMaxRows
@@ -61,23 +67,65 @@ func (s *Server) MCPServer(opts MCPOptions) *mcp.Server {
 			"then query with metric and dimension names (never SQL). Errors carry a stable OSSnnnn code and often a " +
 			"\"did you mean\" hint: correct the name and retry.",
 	})
-	mcp.AddTool(srv, &mcp.Tool{Name: toolListModels, Title: "List models",
-		Description: "List the semantic models you may query, with their versions, descriptions and member counts."},
+	addTool(srv, &mcp.Tool{Name: toolListModels, Title: "List models",
+		Description: "List the semantic models you may query, with their versions, descriptions and member counts.",
+		InputSchema: &jsonschema.Schema{Type: "object", AdditionalProperties: falseSchema()}},
 		t.listModels)
-	mcp.AddTool(srv, &mcp.Tool{Name: toolDescribeModel, Title: "Describe a model",
+	addTool(srv, &mcp.Tool{Name: toolDescribeModel, Title: "Describe a model",
 		Description: "Describe one model: its metrics and dimensions with datatypes, descriptions, time grains and ai_context " +
-			"(instructions, synonyms, examples). Only what your role may read is shown."},
+			"(instructions, synonyms, examples). Only what your role may read is shown.",
+		InputSchema: modelInputSchema()},
 		t.describeModel)
-	mcp.AddTool(srv, &mcp.Tool{Name: toolQuery, Title: "Query metrics",
-		Description: fmt.Sprintf("Answer a metric query: metrics grouped by dimensions, with filters, ordering and a limit. "+
+	addTool(srv, &mcp.Tool{Name: toolQuery, Title: "Query metrics",
+		Description: fmt.Sprintf("Answer a metric query: metrics grouped by dimensions, with filters, ordering, a limit and an offset; "+
+			"the arguments are the body of the HTTP API's POST /v1/models/{model}/query plus the model. "+
 			"Returns a table with typed columns, the row count and whether rows were cut (at most %d rows; "+
-			"aggregate more or filter when truncated).", opts.MaxRows)},
+			"aggregate more or filter when truncated).", opts.MaxRows),
+		InputSchema: queryInputSchema(true)},
 		t.query)
-	mcp.AddTool(srv, &mcp.Tool{Name: toolExplain, Title: "Explain a query",
-		Description: "Plan a metric query without running it and return the SQL it would run and the logical plan. Refused (OSS5007) to callers " +
-			"under a governance role, as the SQL would show the role's rules."},
+	addTool(srv, &mcp.Tool{Name: toolExplain, Title: "Explain a query",
+		Description: "Plan a metric query without running it and return the SQL it would run and the logical plan; " +
+			"the arguments are those of query. Refused (OSS5007) to callers " +
+			"under a governance role, as the SQL would show the role's rules.",
+		InputSchema: queryInputSchema(false)},
 		t.explain)
+	srv.AddReceivingMiddleware(t.describeTools)
 	return srv
+}
+
+// addTool registers a tool whose handler h returns its structured answer
+// and, optionally, a text rendering of it (default: the answer's JSON).
+// The arguments are h's to decode, strictly: the SDK's own decoding would
+// accept neither a dimension written as a string nor an exact number. An
+// error of h is a tool error (isError) carrying the problem (mcpProblem).
+func addTool[Out any](srv *mcp.Server, tool *mcp.Tool, h func(context.Context, *mcp.CallToolRequest) (*Out, string, error)) {
+	out, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("output schema of %s: %v", tool.Name, err))
+	}
+	tool.OutputSchema = out
+	srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		v, text, err := h(ctx, req)
+		if err != nil {
+			return mcpProblem(err), nil
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if text == "" {
+			text = string(b)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}, nil
+	})
+}
+
+// toolArgs are a tool call's arguments; none is an empty object.
+func toolArgs(req *mcp.CallToolRequest) []byte {
+	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 || string(req.Params.Arguments) == "null" {
+		return []byte("{}")
+	}
+	return req.Params.Arguments
 }
 
 // MCPHandler serves MCPServer over the streamable HTTP transport at /mcp.
@@ -134,12 +182,12 @@ type mcpTools struct {
 	opts MCPOptions
 }
 
-// caller returns ctx carrying the identity a tool call runs under: the
+// caller returns ctx carrying the identity a request runs under: the
 // fixed one, or the one Config.Auth authenticates from the headers of the
-// HTTP request that carried the call. Every request is authenticated
-// again (the HTTP middleware already refused anonymous ones), so a
-// revoked token stops working mid-session.
-func (t *mcpTools) caller(ctx context.Context, req *mcp.CallToolRequest) (context.Context, error) {
+// HTTP request that carried it. Every request is authenticated again (the
+// HTTP middleware already refused anonymous ones), so a revoked token
+// stops working mid-session.
+func (t *mcpTools) caller(ctx context.Context, extra *mcp.RequestExtra) (context.Context, error) {
 	if t.opts.Identity != nil {
 		return WithIdentity(ctx, t.opts.Identity), nil
 	}
@@ -148,23 +196,41 @@ func (t *mcpTools) caller(ctx context.Context, req *mcp.CallToolRequest) (contex
 		return ctx, nil
 	}
 	var hdr http.Header
-	if req != nil && req.Extra != nil {
-		hdr = req.Extra.Header
+	if extra != nil {
+		hdr = extra.Header
 	}
 	id, fail := a.authenticate(&http.Request{Header: hdr})
 	if fail != nil {
-		return nil, mcpError(&Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.detail})
+		return nil, &Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.detail}
 	}
 	return WithIdentity(ctx, id), nil
 }
 
-// mcpError renders err for an agent: the problem code and detail on the
-// first line, then every problem with its path (the did-you-mean hints
-// are in the messages), as the REST problem document carries them.
-func mcpError(err error) error {
+// mcpProblem is err as a tool error: the text an agent reads (mcpError)
+// and, as structured content, the problem document of the REST API
+// (type, title, status, detail, code, problems with their paths).
+func mcpProblem(err error) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: mcpErrorText(err)}}}
+	var e *Error
+	if errors.As(err, &e) {
+		doc := problemDoc{Type: "about:blank", Title: e.Title, Status: e.Status, Detail: e.Detail, Code: e.Code, Problems: e.Problems}
+		if e.Code != "" {
+			doc.Type = problemTypeBase + strings.ToLower(e.Code)
+		}
+		if b, err := json.Marshal(doc); err == nil {
+			res.StructuredContent = json.RawMessage(b)
+		}
+	}
+	return res
+}
+
+// mcpErrorText renders err for an agent: the problem code and detail on
+// the first line, then every problem with its path (the did-you-mean
+// hints are in the messages), as the REST problem document carries them.
+func mcpErrorText(err error) string {
 	var e *Error
 	if !errors.As(err, &e) {
-		return errors.New("internal error")
+		return "internal error"
 	}
 	var b strings.Builder
 	b.WriteString(e.Code)
@@ -181,7 +247,7 @@ func mcpError(err error) error {
 		}
 		b.WriteString(p.Code + " " + p.Message)
 	}
-	return errors.New(b.String())
+	return b.String()
 }
 
 // MCPListOutput is the list_models answer.
@@ -189,12 +255,36 @@ type MCPListOutput struct {
 	Models []ModelSummary `json:"models"`
 }
 
-func (t *mcpTools) listModels(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, MCPListOutput, error) {
-	ctx, err := t.caller(ctx, req)
-	if err != nil {
-		return nil, MCPListOutput{}, err
+func (t *mcpTools) listModels(ctx context.Context, req *mcp.CallToolRequest) (*MCPListOutput, string, error) {
+	var in struct{}
+	if err := strictArgs(toolArgs(req), &in); err != nil {
+		return nil, "", err
 	}
-	return nil, MCPListOutput{Models: t.s.visibleSummaries(ctx)}, nil
+	ctx, err := t.caller(ctx, req.Extra)
+	if err != nil {
+		return nil, "", err
+	}
+	return &MCPListOutput{Models: t.s.visibleSummaries(ctx)}, "", nil
+}
+
+// strictArgs decodes the arguments of list_models and describe_model:
+// unknown keys and wrong types are OSS4001 with the key's path.
+func strictArgs(args []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var typ *json.UnmarshalTypeError
+		path, msg := "", "the arguments are not a valid object: "+err.Error()
+		switch {
+		case errors.As(err, &typ):
+			path, msg = typ.Field, fmt.Sprintf("%s must be %s, not %s", typ.Field, expected(typ.Type), article(typ.Value))
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			key := strings.TrimPrefix(err.Error(), "json: unknown field ")
+			path, msg = strings.Trim(key, `"`), "unknown argument "+key
+		}
+		return queryProblems(badBody(path, msg))
+	}
+	return nil
 }
 
 // MCPModelInput names a model.
@@ -263,14 +353,18 @@ func flatContext(a *ossie.AIContext) *MCPContext {
 	return c
 }
 
-func (t *mcpTools) describeModel(ctx context.Context, req *mcp.CallToolRequest, in MCPModelInput) (*mcp.CallToolResult, *MCPModel, error) {
-	ctx, err := t.caller(ctx, req)
+func (t *mcpTools) describeModel(ctx context.Context, req *mcp.CallToolRequest) (*MCPModel, string, error) {
+	var in MCPModelInput
+	if err := strictArgs(toolArgs(req), &in); err != nil {
+		return nil, "", err
+	}
+	ctx, err := t.caller(ctx, req.Extra)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
 	d, perr := t.s.describe(ctx, qualify(in.Namespace, in.Model))
 	if perr != nil {
-		return nil, nil, mcpError(perr)
+		return nil, "", perr
 	}
 	out := &MCPModel{Name: d.Name, Namespace: d.Namespace, Version: d.Version, Description: d.Description, Metrics: []MCPMember{}, Dimensions: []MCPMember{},
 		Datasets: []MCPDataset{}, Joins: d.Relationships}
@@ -295,56 +389,57 @@ func (t *mcpTools) describeModel(ctx context.Context, req *mcp.CallToolRequest, 
 				IsTime: dim.IsTime, Masked: dim.Masked, Context: flatContext(dim.AIContext)})
 		}
 	}
-	return nil, out, nil
+	return out, "", nil
 }
 
-// MCPQueryInput is a metric query in structured form (plan.Query with
-// descriptions for the agent).
-type MCPQueryInput struct {
-	Model      string         `json:"model" jsonschema:"the model name"`
-	Namespace  string         `json:"namespace,omitempty" jsonschema:"the model's namespace, as list_models shows it; needed when several namespaces publish the name"`
-	Metrics    []string       `json:"metrics" jsonschema:"metric names from describe_model"`
-	Dimensions []MCPDimension `json:"dimensions,omitempty" jsonschema:"dimensions to group by"`
-	Filters    []MCPFilter    `json:"filters,omitempty" jsonschema:"conditions; all must hold"`
-	OrderBy    []MCPOrder     `json:"order_by,omitempty" jsonschema:"sort keys: metric or selected dimension names"`
-	Limit      *int           `json:"limit,omitempty" jsonschema:"at most this many rows"`
-	Timezone   string         `json:"timezone,omitempty" jsonschema:"IANA time zone for time grains and relative date ranges; default UTC"`
+// mcpQueryArgs are the arguments of the query and explain tools: the
+// model (qualified by its namespace) and a query body as POST
+// /v1/models/{model}/query takes it.
+type mcpQueryArgs struct {
+	Model     string `json:"model"`
+	Namespace string `json:"namespace,omitempty"`
+	queryRequest
 }
 
-// MCPDimension is a group-by member, optionally truncated to a time grain.
-type MCPDimension struct {
-	Field            string `json:"field" jsonschema:"dimension name: dataset.field"`
-	Grain            string `json:"grain,omitempty" jsonschema:"time grain of a time dimension: hour, day, week, month, quarter or year"`
-	CompareDateRange []any  `json:"compare_date_range,omitempty" jsonschema:"on one time dimension: answer the query once per date range (2 to 12), each [start, end] dates or one relative range such as 'last month'; the rows of each range come labelled in a first column compare_date_range"`
-}
-
-// MCPFilter is one condition on a dimension (before aggregation) or a
-// metric (after).
-type MCPFilter struct {
-	Field  string `json:"field,omitempty" jsonschema:"dimension name (dataset.field); set this or metric"`
-	Metric string `json:"metric,omitempty" jsonschema:"metric name; set this or field"`
-	Op     string `json:"op" jsonschema:"one of =, !=, in, not_in, gt, gte, lt, lte, between, contains, starts_with, is_null, is_not_null, in_date_range"`
-	Values []any  `json:"values,omitempty" jsonschema:"operands; in_date_range takes [start, end] dates or one relative range such as 'last 7 days'"`
-}
-
-// MCPOrder sorts the answer.
-type MCPOrder struct {
-	Key string `json:"key" jsonschema:"metric or selected dimension name"`
-	Dir string `json:"dir,omitempty" jsonschema:"asc (default) or desc"`
-}
-
-func (in MCPQueryInput) query() *plan.Query {
-	q := &plan.Query{Metrics: in.Metrics, Limit: in.Limit, Timezone: in.Timezone}
-	for _, d := range in.Dimensions {
-		q.Dimensions = append(q.Dimensions, plan.Dimension{Field: d.Field, Grain: d.Grain, CompareDateRange: d.CompareDateRange})
+// decodeToolQuery decodes the arguments of query and explain: "model" and
+// "namespace" (strings), and the rest exactly as the body of POST
+// /v1/models/{model}/query (decodeQueryRequest), so every form the HTTP
+// API accepts is accepted here and every problem has the same code and
+// path.
+func decodeToolQuery(args []byte) (*mcpQueryArgs, error) {
+	if probs := duplicateKeys(args); len(probs) > 0 {
+		return nil, queryProblems(probs)
 	}
-	for _, f := range in.Filters {
-		q.Filters = append(q.Filters, plan.Filter{Field: f.Field, Metric: f.Metric, Op: f.Op, Values: f.Values})
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil {
+		return nil, queryProblems(badBody("", "the arguments must be a JSON object"))
 	}
-	for _, o := range in.OrderBy {
-		q.OrderBy = append(q.OrderBy, plan.Order{Key: o.Key, Dir: o.Dir})
+	var a mcpQueryArgs
+	for _, k := range []struct {
+		key string
+		dst *string
+	}{{"model", &a.Model}, {"namespace", &a.Namespace}} {
+		if raw, ok := obj[k.key]; ok {
+			if err := json.Unmarshal(raw, k.dst); err != nil {
+				return nil, queryProblems(badBody(k.key, k.key+" must be a string"))
+			}
+			delete(obj, k.key)
+		}
 	}
-	return q
+	if a.Model == "" {
+		return nil, queryProblems(badBody("model", "model is required: a model name from list_models"))
+	}
+	// Members are kept as raw JSON, so numbers stay exact.
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	req, perr := decodeQueryRequest(body)
+	if perr != nil {
+		return nil, perr
+	}
+	a.queryRequest = *req
+	return &a, nil
 }
 
 // MCPTable is a query answer: typed columns, rows in column order, the
@@ -357,6 +452,9 @@ type MCPTable struct {
 	RowCount        int         `json:"row_count"`
 	Truncated       bool        `json:"truncated"`
 	TruncatedReason string      `json:"truncated_reason,omitempty"`
+	// Total is the row count without limit and offset, when the query
+	// asked for it ("total": true).
+	Total *int64 `json:"total,omitempty"`
 }
 
 // MCPColumn is one answer column: its query name, Ossie datatype and kind
@@ -367,24 +465,32 @@ type MCPColumn struct {
 	Kind string `json:"kind"`
 }
 
-func (t *mcpTools) query(ctx context.Context, req *mcp.CallToolRequest, in MCPQueryInput) (*mcp.CallToolResult, *MCPTable, error) {
-	ctx, err := t.caller(ctx, req)
+func (t *mcpTools) query(ctx context.Context, req *mcp.CallToolRequest) (*MCPTable, string, error) {
+	qr, err := decodeToolQuery(toolArgs(req))
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
-	q := in.query()
+	model := qualify(qr.Namespace, qr.Model)
+	if perr := qr.forAnswer(); perr != nil {
+		return nil, "", perr
+	}
+	ctx, err = t.caller(ctx, req.Extra)
+	if err != nil {
+		return nil, "", err
+	}
+	q := &qr.Query
 	// Ask the engine for one row more than the agent cap: that row only
 	// tells that there were more.
-	capped := in.Limit == nil || *in.Limit > t.opts.MaxRows
+	capped := q.Limit == nil || *q.Limit > t.opts.MaxRows
 	if capped {
 		lim := t.opts.MaxRows + 1
 		q.Limit = &lim
 	}
-	resp, err := t.s.Answer(withVia(ctx, "mcp"), qualify(in.Namespace, in.Model), q)
+	resp, err := t.s.AnswerWith(withVia(ctx, "mcp"), model, q, AnswerOptions{Total: qr.Total})
 	if err != nil {
-		return nil, nil, mcpError(err)
+		return nil, "", err
 	}
-	out := &MCPTable{Model: resp.Model, ModelVersion: resp.ModelVersion, Rows: resp.Rows, Truncated: resp.Truncated}
+	out := &MCPTable{Model: resp.Model, ModelVersion: resp.ModelVersion, Rows: resp.Rows, Truncated: resp.Truncated, Total: resp.Total}
 	if resp.Truncated {
 		out.TruncatedReason = fmt.Sprintf("the server's row cap of %d rows", t.s.cfg.MaxRows)
 	}
@@ -400,7 +506,7 @@ func (t *mcpTools) query(ctx context.Context, req *mcp.CallToolRequest, in MCPQu
 	for _, c := range resp.Columns {
 		out.Columns = append(out.Columns, MCPColumn{Name: c.Name, Type: c.Type, Kind: c.Kind})
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.text()}}}, out, nil
+	return out, out.text(), nil
 }
 
 // text renders the table compactly for the model's context: a header of
@@ -428,6 +534,9 @@ func (tb *MCPTable) text() string {
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "%d rows (model %s version %s)", tb.RowCount, tb.Model, tb.ModelVersion)
+	if tb.Total != nil {
+		fmt.Fprintf(&b, "; %d rows in all without limit and offset", *tb.Total)
+	}
 	if tb.Truncated {
 		b.WriteString("; truncated at " + tb.TruncatedReason)
 	}
@@ -445,20 +554,31 @@ type MCPPlan struct {
 	Columns []MCPColumn `json:"columns"`
 }
 
-func (t *mcpTools) explain(ctx context.Context, req *mcp.CallToolRequest, in MCPQueryInput) (*mcp.CallToolResult, *MCPPlan, error) {
-	ctx, err := t.caller(ctx, req)
+func (t *mcpTools) explain(ctx context.Context, req *mcp.CallToolRequest) (*MCPPlan, string, error) {
+	qr, err := decodeToolQuery(toolArgs(req))
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
-	q := in.query()
-	q.Explain = true
-	p, err := t.s.PlanSQL(ctx, qualify(in.Namespace, in.Model), q)
+	model := qualify(qr.Namespace, qr.Model)
+	if qr.Explain {
+		return nil, "", queryProblems(badBody("explain", "the explain tool always returns the plan; leave explain out"))
+	}
+	if perr := qr.forPlan(); perr != nil {
+		return nil, "", perr
+	}
+	ctx, err = t.caller(ctx, req.Extra)
 	if err != nil {
-		return nil, nil, mcpError(err)
+		return nil, "", err
+	}
+	q := &qr.Query
+	q.Explain = true
+	p, err := t.s.PlanSQL(ctx, model, q)
+	if err != nil {
+		return nil, "", err
 	}
 	out := &MCPPlan{Model: p.Model, ModelVersion: p.ModelVersion, SQL: p.SQL, Plan: p.Explain}
 	for _, c := range p.Columns {
 		out.Columns = append(out.Columns, MCPColumn{Name: c.Name, Type: c.Type, Kind: c.Kind})
 	}
-	return nil, out, nil
+	return out, "", nil
 }

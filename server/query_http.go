@@ -19,6 +19,26 @@ type queryRequest struct {
 	Total bool `json:"total,omitempty"`
 }
 
+// forAnswer refuses the options an answer does not read: explain (the
+// plan endpoints explain; /query and the MCP query tool run).
+func (req *queryRequest) forAnswer() *Error {
+	if req.Explain {
+		return queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "explain",
+			Message: "explain applies to POST /v1/models/{model}/sql and the MCP explain tool, which plan without running"}})
+	}
+	return nil
+}
+
+// forPlan refuses the options a plan does not read: total, a count of
+// the rows run (/sql and the MCP explain tool run nothing).
+func (req *queryRequest) forPlan() *Error {
+	if req.Total {
+		return queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "total",
+			Message: "total applies to POST /v1/models/{model}/query and the MCP query tool, which count the rows they run; a plan runs nothing"}})
+	}
+	return nil
+}
+
 // parseQueryRequest decodes body strictly (unknown keys refused, numbers
 // kept exact), like plan.ParseQuery.
 func parseQueryRequest(body []byte) (*queryRequest, error) {
@@ -47,9 +67,8 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, perr)
 		return
 	}
-	if req.Explain {
-		writeProblem(w, r, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "explain",
-			Message: "explain applies to POST /v1/models/{model}/sql, which plans without running"}}))
+	if perr := req.forAnswer(); perr != nil {
+		writeProblem(w, r, perr)
 		return
 	}
 	var sink answerSink
