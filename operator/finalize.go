@@ -9,7 +9,11 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -30,7 +34,24 @@ import (
 // Rollup tables are caches, dropped under either policy: FinalizerRollups
 // is removed once every table in the write schema whose comment carries
 // the model's uid is gone.
+//
+// First of all the status says the model is going (Ready False and
+// Reconciling True, reason Deleting), and the ConfigMap it controls is
+// deleted (FinalizerArtifact), so the server stops serving the model
+// before anything else is attempted.
 func (r *Reconciler) finalize(ctx context.Context, sm *v1alpha1.SemanticModel) (ctrl.Result, error) {
+	if err := r.markDeleting(ctx, sm); err != nil {
+		return ctrl.Result{}, fmt.Errorf("write status of deleted model: %w", err)
+	}
+	if controllerutil.ContainsFinalizer(sm, v1alpha1.FinalizerArtifact) {
+		if err := r.deleteConfigMap(ctx, sm); err != nil {
+			return ctrl.Result{}, fmt.Errorf("delete ConfigMap of deleted model: %w", err)
+		}
+		if err := r.setFinalizer(ctx, sm, v1alpha1.FinalizerArtifact, false); err != nil {
+			return ctrl.Result{}, fmt.Errorf("remove finalizer %s: %w", v1alpha1.FinalizerArtifact, err)
+		}
+		log.FromContext(ctx).Info("ConfigMap deleted", "configMap", v1alpha1.ConfigMapName(sm.Name))
+	}
 	if controllerutil.ContainsFinalizer(sm, v1alpha1.FinalizerRollups) {
 		dropped, err := r.dropOwnedRollups(ctx, sm)
 		if err != nil {
@@ -65,6 +86,56 @@ func (r *Reconciler) finalize(ctx context.Context, sm *v1alpha1.SemanticModel) (
 	}
 	log.FromContext(ctx).Info("views reclaimed", "policy", string(sm.Spec.ViewReclaimPolicy), "dropped", dropped)
 	return ctrl.Result{}, nil
+}
+
+// markDeleting writes Ready False and Reconciling True (reason Deleting)
+// and removes Stalled, unless the status already says so, so `kubectl get
+// sm` and kstatus readers never show a model being deleted as Ready. A
+// model already gone is no error.
+func (r *Reconciler) markDeleting(ctx context.Context, sm *v1alpha1.SemanticModel) error {
+	status := *sm.Status.DeepCopy()
+	set := func(typ, msg string, st metav1.ConditionStatus) {
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: typ, Status: st, Reason: v1alpha1.ReasonDeleting,
+			Message: msg, ObservedGeneration: sm.Generation})
+	}
+	set(v1alpha1.ConditionReady, "the model is being deleted; its ConfigMap, views and rollup tables are being removed", metav1.ConditionFalse)
+	set(v1alpha1.ConditionReconciling, "removing the ConfigMap, views and rollup tables of the deleted model", metav1.ConditionTrue)
+	meta.RemoveStatusCondition(&status.Conditions, v1alpha1.ConditionStalled)
+	// Deletion with finalizers bumps metadata.generation: the verdict is on it.
+	status.ObservedGeneration = sm.Generation
+	if equality.Semantic.DeepEqual(sm.Status, status) {
+		return nil
+	}
+	if err := r.writeStatus(ctx, sm, status); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	// The finalizer patches that follow are optimistic-locked: read the
+	// resource version the status write produced, around the cache.
+	return client.IgnoreNotFound(r.reader().Get(ctx, client.ObjectKeyFromObject(sm), sm))
+}
+
+// reader reads around the cache when an API reader is configured.
+func (r *Reconciler) reader() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
+}
+
+// deleteConfigMap deletes the ConfigMap sm controls, if any; one held by
+// another owner is left alone.
+func (r *Reconciler) deleteConfigMap(ctx context.Context, sm *v1alpha1.SemanticModel) error {
+	cm := &corev1.ConfigMap{}
+	key := client.ObjectKey{Namespace: sm.Namespace, Name: v1alpha1.ConfigMapName(sm.Name)}
+	if err := r.reader().Get(ctx, key, cm); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !metav1.IsControlledBy(cm, sm) {
+		return nil
+	}
+	// Preconditions: delete exactly the ConfigMap just read as ours.
+	err := r.Client.Delete(ctx, cm, client.Preconditions{UID: &cm.UID, ResourceVersion: &cm.ResourceVersion})
+	return client.IgnoreNotFound(err)
 }
 
 // dropOwnedViews drops the views sm owns and returns their names; the

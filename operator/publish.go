@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,7 +31,13 @@ import (
 //   - an earlier step failed: Published=False, Blocked (or True when the
 //     ConfigMap already holds this very version).
 //
-// In every case the version already published keeps serving.
+// In every case the version already published keeps serving. The model
+// holds v1alpha1.FinalizerArtifact from before its ConfigMap is first
+// written, so deleting the model deletes the ConfigMap (finalize) even
+// where no garbage collector runs. A ConfigMap left controlled by a
+// deleted SemanticModel of the same name (one removed before that
+// finalizer existed, or whose finalizer was removed by hand) is taken
+// over, not a NameConflict: no other object can hold that name.
 func (r *Reconciler) publish(ctx context.Context, p *pass) {
 	cm, owned, err := r.loadConfigMap(ctx, p)
 	if err != nil {
@@ -44,8 +51,15 @@ func (r *Reconciler) publish(ctx context.Context, p *pass) {
 			fmt.Sprintf("ConfigMap %s exists and is not controlled by this SemanticModel; it is left untouched: delete or rename it to publish", p.cmName))
 		return
 	}
+	if cm != nil && !controllerutil.ContainsFinalizer(p.sm, v1alpha1.FinalizerArtifact) {
+		if err := r.setFinalizer(ctx, p.sm, v1alpha1.FinalizerArtifact, true); err != nil {
+			p.apiErr = err
+			p.setCondition(v1alpha1.ConditionPublished, metav1.ConditionUnknown, v1alpha1.ReasonPublishFailed, "cannot add the finalizer "+v1alpha1.FinalizerArtifact+": "+err.Error())
+			return
+		}
+	}
 	p.status.PublishedVersion = ""
-	if cm != nil {
+	if cm != nil && metav1.IsControlledBy(cm, p.sm) {
 		p.status.PublishedVersion = cm.Annotations[v1alpha1.AnnotationVersion]
 	}
 	current := cm != nil && p.compiled && p.status.PublishedVersion == p.bundle.Version && bytes.Equal(cm.BinaryData[v1alpha1.ArtifactKey], p.data)
@@ -83,7 +97,13 @@ func (r *Reconciler) publish(ctx context.Context, p *pass) {
 		if gone, gerr := r.ownerGone(ctx, p.sm); gerr == nil && gone {
 			return
 		}
-		err = r.Client.Create(ctx, desired, client.FieldOwner(FieldManager))
+		// The finalizer must be in place before the ConfigMap it deletes.
+		if !controllerutil.ContainsFinalizer(p.sm, v1alpha1.FinalizerArtifact) {
+			err = r.setFinalizer(ctx, p.sm, v1alpha1.FinalizerArtifact, true)
+		}
+		if err == nil {
+			err = r.Client.Create(ctx, desired, client.FieldOwner(FieldManager))
+		}
 		p.wrote = err == nil
 	case !sameContent(cm, desired):
 		err = r.Client.Update(ctx, desired, client.FieldOwner(FieldManager))
@@ -135,7 +155,21 @@ func (r *Reconciler) loadConfigMap(ctx context.Context, p *pass) (*corev1.Config
 	if err != nil {
 		return nil, false, err
 	}
-	return cm, metav1.IsControlledBy(cm, p.sm), nil
+	return cm, metav1.IsControlledBy(cm, p.sm) || staleOwner(cm, p.sm) != nil, nil
+}
+
+// staleOwner returns cm's controller reference when it names a
+// SemanticModel called like sm with another UID, on a ConfigMap this
+// operator labelled: that controller was deleted (two live objects never
+// share a namespace and name) and its ConfigMap was never cleaned up.
+func staleOwner(cm *corev1.ConfigMap, sm *v1alpha1.SemanticModel) *metav1.OwnerReference {
+	ref := metav1.GetControllerOf(cm)
+	if ref == nil || cm.Labels[v1alpha1.LabelManagedBy] != v1alpha1.ManagedByOperator ||
+		ref.Kind != "SemanticModel" || ref.APIVersion != v1alpha1.GroupVersion.String() ||
+		ref.Name != sm.Name || ref.UID == sm.UID {
+		return nil
+	}
+	return ref
 }
 
 // desiredConfigMap is the ConfigMap of the contract for the current bundle.
@@ -146,6 +180,10 @@ func (r *Reconciler) desiredConfigMap(p *pass, existing *corev1.ConfigMap) *core
 	cm := &corev1.ConfigMap{}
 	if existing != nil {
 		cm = existing.DeepCopy()
+		if stale := staleOwner(existing, p.sm); stale != nil {
+			uid := stale.UID
+			cm.OwnerReferences = slices.DeleteFunc(cm.OwnerReferences, func(o metav1.OwnerReference) bool { return o.UID == uid })
+		}
 	} else {
 		cm.Name, cm.Namespace = p.cmName, p.sm.Namespace
 	}

@@ -47,11 +47,66 @@ func (r *Reconciler) ready(_ context.Context, p *pass) {
 		p.setCondition(v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonNotPublished,
 			"the current spec is not published: "+cause)
 	}
+	p.setProgress()
+}
+
+// setProgress sets Reconciling and Stalled from Ready the way kstatus
+// (sigs.k8s.io/cli-utils/pkg/kstatus) and the Flux and Argo CD health
+// checks built on it read them: both are "abnormal-true" conditions,
+// present only while they hold.
+//
+//	Ready True                     neither (Current)
+//	the engine or API server did   Reconciling True, EngineUnavailable or
+//	not answer: retried with       Retrying (InProgress)
+//	backoff
+//	any other Ready False          Stalled True with the reason of the
+//	                               first failing step (ValidationFailed,
+//	                               Drift, NameConflict, ArtifactTooLarge,
+//	                               ViewFailed, ...) and Ready's message
+//	                               (Failed)
+//
+// observedGeneration on each is the generation the pass saw, so a reader
+// can tell a verdict on an older spec from one on the current.
+func (p *pass) setProgress() {
+	ready := meta.FindStatusCondition(p.status.Conditions, v1alpha1.ConditionReady)
+	switch {
+	case ready.Status == metav1.ConditionTrue:
+		meta.RemoveStatusCondition(&p.status.Conditions, v1alpha1.ConditionReconciling)
+		meta.RemoveStatusCondition(&p.status.Conditions, v1alpha1.ConditionStalled)
+	case p.engineErr != nil || p.apiErr != nil:
+		reason := v1alpha1.ReasonRetrying
+		if p.engineErr != nil {
+			reason = v1alpha1.ReasonEngineUnavailable
+		}
+		p.setCondition(v1alpha1.ConditionReconciling, metav1.ConditionTrue, reason, "retrying with backoff: "+ready.Message)
+		meta.RemoveStatusCondition(&p.status.Conditions, v1alpha1.ConditionStalled)
+	default:
+		reason := ready.Reason
+		if _, c := firstFailing(p); c != nil {
+			reason = c.Reason
+		}
+		p.setCondition(v1alpha1.ConditionStalled, metav1.ConditionTrue, reason, ready.Message)
+		meta.RemoveStatusCondition(&p.status.Conditions, v1alpha1.ConditionReconciling)
+	}
 }
 
 // firstFailure describes the first step condition that is not in its good
 // state, as "<Type> is <Status> (<Reason>)"; "" when all are good.
 func firstFailure(p *pass) string {
+	typ, c := firstFailing(p)
+	switch {
+	case typ == "":
+		return ""
+	case c == nil:
+		return typ + " is not set"
+	}
+	return fmt.Sprintf("%s is %s (%s)", typ, c.Status, c.Reason)
+}
+
+// firstFailing returns the type of the first step condition that is not
+// in its good state and the condition (nil when unset); "" when all are
+// good.
+func firstFailing(p *pass) (string, *metav1.Condition) {
 	good := []struct {
 		typ  string
 		want metav1.ConditionStatus
@@ -64,12 +119,9 @@ func firstFailure(p *pass) string {
 	}
 	for _, g := range good {
 		c := meta.FindStatusCondition(p.status.Conditions, g.typ)
-		if c == nil {
-			return g.typ + " is not set"
-		}
-		if c.Status != g.want {
-			return fmt.Sprintf("%s is %s (%s)", g.typ, c.Status, c.Reason)
+		if c == nil || c.Status != g.want {
+			return g.typ, c
 		}
 	}
-	return ""
+	return "", nil
 }

@@ -144,7 +144,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	sm := &v1alpha1.SemanticModel{}
 	if err := r.Client.Get(ctx, req.NamespacedName, sm); err != nil {
 		if apierrors.IsNotFound(err) {
-			// The ConfigMap goes with it (ownerReference); forget its series.
+			// Its ConfigMap went before it (FinalizerArtifact); forget its series.
 			r.Metrics.forget(req.Namespace, req.Name)
 			return ctrl.Result{}, nil
 		}

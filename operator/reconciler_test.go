@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -178,6 +180,12 @@ func TestInvalidSpecKeepsLastGood(t *testing.T) {
 		t.Errorf("status.problems: %v", codes)
 	}
 	wantCond(t, sm, v1alpha1.ConditionCompiled, metav1.ConditionUnknown, v1alpha1.ReasonBlocked)
+	// kstatus: stalled on the spec (the first failing step's reason), not
+	// in progress.
+	wantCond(t, sm, v1alpha1.ConditionStalled, metav1.ConditionTrue, v1alpha1.ReasonValidationFailed)
+	if c := meta.FindStatusCondition(sm.Status.Conditions, v1alpha1.ConditionReconciling); c != nil {
+		t.Errorf("Reconciling on an invalid spec: %+v", c)
+	}
 	wantCond(t, sm, v1alpha1.ConditionPublished, metav1.ConditionFalse, v1alpha1.ReasonBlocked)
 	ready := wantCond(t, sm, v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonLastGoodServing)
 	if !strings.Contains(ready.Message, v) {
@@ -296,6 +304,10 @@ func TestEngineGoneIsNotDrift(t *testing.T) {
 	}
 	sm := f.get("flights")
 	wantCond(t, sm, v1alpha1.ConditionDriftDetected, metav1.ConditionUnknown, v1alpha1.ReasonEngineUnavailable)
+	wantCond(t, sm, v1alpha1.ConditionReconciling, metav1.ConditionTrue, v1alpha1.ReasonEngineUnavailable)
+	if c := meta.FindStatusCondition(sm.Status.Conditions, v1alpha1.ConditionStalled); c != nil {
+		t.Errorf("Stalled while the engine is retried: %+v", c)
+	}
 	// The current version is published; it keeps serving, but Ready says
 	// the engine cannot be reached.
 	wantCond(t, sm, v1alpha1.ConditionPublished, metav1.ConditionTrue, v1alpha1.ReasonPublished)
@@ -465,6 +477,13 @@ func TestDeletedModelIsForgotten(t *testing.T) {
 	publishFlights(t, f)
 	if err := f.api.Delete(f.ctx, f.get("flights")); err != nil {
 		t.Fatal(err)
+	}
+	f.mustReconcile("flights") // the finalizer's pass deletes the ConfigMap
+	if cm := f.configMap("flights"); cm != nil {
+		t.Errorf("the deleted model's ConfigMap is left (no garbage collector here): %v", cm.OwnerReferences)
+	}
+	if err := f.api.Get(f.ctx, types.NamespacedName{Namespace: f.ns, Name: "flights"}, &v1alpha1.SemanticModel{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the model is still held: %v", err)
 	}
 	f.writes.Reset()
 	res, err := f.reconcile("flights")

@@ -343,7 +343,8 @@ func TestViewNameConflict(t *testing.T) {
 }
 
 // viewReclaimPolicy retain: deleting the model leaves its views, and no
-// finalizer holds the model.
+// views finalizer holds the model (only the artifact one, whose pass
+// deletes the ConfigMap).
 func TestViewRetainPolicy(t *testing.T) {
 	f := newFixture(t, operator.Options{})
 	eng := openShop(t)
@@ -354,12 +355,13 @@ func TestViewRetainPolicy(t *testing.T) {
 	f.mustReconcile("shop")
 	sm := f.get("shop")
 	wantCond(t, sm, v1alpha1.ConditionViewsReady, metav1.ConditionTrue, v1alpha1.ReasonViewsApplied)
-	if len(sm.Finalizers) != 0 {
+	if len(sm.Finalizers) != 1 || sm.Finalizers[0] != v1alpha1.FinalizerArtifact {
 		t.Errorf("finalizers %v under retain", sm.Finalizers)
 	}
 	if err := f.api.Delete(f.ctx, sm); err != nil {
 		t.Fatal(err)
 	}
+	f.mustReconcile("shop")
 	if err := f.api.Get(f.ctx, types.NamespacedName{Namespace: f.ns, Name: "shop"}, &v1alpha1.SemanticModel{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the model waits for a finalizer: %v", err)
 	}
@@ -368,11 +370,8 @@ func TestViewRetainPolicy(t *testing.T) {
 	}
 
 	// A new model of the same name is another object: the retained views
-	// are not its own. (envtest runs no garbage collector: the old
-	// model's ConfigMap is deleted here as the collector would.)
-	if err := f.api.Delete(f.ctx, f.configMap("shop")); err != nil {
-		t.Fatal(err)
-	}
+	// are not its own. (envtest runs no garbage collector: the finalizer
+	// deleted the old model's ConfigMap.)
 	f.create("shop", shopSpec(t))
 	f.mustReconcile("shop")
 	wantCond(t, f.get("shop"), v1alpha1.ConditionViewsReady, metav1.ConditionFalse, v1alpha1.ReasonNameConflict)

@@ -22,6 +22,17 @@ const (
 	// ConditionReady: the current spec is published, bound and its views
 	// exist.
 	ConditionReady = "Ready"
+	// ConditionReconciling (kstatus, sigs.k8s.io/cli-utils/pkg/kstatus):
+	// True while the operator is still working towards the spec and will
+	// retry by itself (the engine or the API server did not answer, the
+	// model is being deleted). Absent otherwise ("abnormal-true": absent
+	// reads as False).
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled (kstatus): True when the current spec cannot make
+	// progress until something outside the operator changes (the spec is
+	// invalid, the engine has drifted, the ConfigMap name is taken, the
+	// artifact is too large, a view is refused). Absent otherwise.
+	ConditionStalled = "Stalled"
 )
 
 // Condition reasons.
@@ -61,4 +72,11 @@ const (
 	ReasonRollupFailed = "RollupFailed"
 	// ReasonRollupsNotSupported: the engine cannot hold rollup tables.
 	ReasonRollupsNotSupported = "RollupsNotSupported"
+	// ReasonDeleting: the model is being deleted; the operator is removing
+	// its ConfigMap, views and rollup tables (Ready False, Reconciling
+	// True).
+	ReasonDeleting = "Deleting"
+	// ReasonRetrying: Reconciling is True because the API server refused
+	// or did not answer a write; the pass is retried with backoff.
+	ReasonRetrying = "Retrying"
 )

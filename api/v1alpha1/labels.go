@@ -36,6 +36,13 @@ const (
 	ArtifactKey = "artifact.json.gz"
 	// ConfigMapPrefix starts every published ConfigMap name.
 	ConfigMapPrefix = "ossie-"
+	// FinalizerArtifact holds a SemanticModel until the operator has
+	// deleted its ConfigMap. The ownerReference alone needs Kubernetes'
+	// garbage collector, which a bare kube-apiserver does not run; without
+	// it the server would keep serving a deleted model and a model
+	// re-created under the same name would find its name taken. Set
+	// before the ConfigMap is first written.
+	FinalizerArtifact = "ossie.dev/artifact"
 
 	// AnnotationReconcileRequest on a SemanticModel: changing its value
 	// asks the operator for a reconcile pass without changing the spec

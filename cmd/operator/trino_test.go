@@ -9,7 +9,14 @@ import (
 	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
-func TestMain(m *testing.M) { os.Exit(trinoserver.Main(m)) }
+// TestMain runs the operator itself when the test binary is re-executed
+// with runOperatorEnv set (TestStartupLogHasNoStackTrace), else the tests.
+func TestMain(m *testing.M) {
+	if os.Getenv(runOperatorEnv) == "1" {
+		os.Exit(run(os.Args[1:]))
+	}
+	os.Exit(trinoserver.Main(m))
+}
 
 // TestOpenTrino: --engine trino reads the DSN from --dsn-env, and
 // --default-catalog/--default-schema become the session defaults the drift

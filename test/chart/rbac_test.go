@@ -28,7 +28,7 @@ var (
 		{"ossie.dev", "semanticmodels", nil, []string{"get", "list", "watch", "update", "patch"}},
 		{"ossie.dev", "semanticmodels/status", nil, []string{"get", "update", "patch"}},
 		{"ossie.dev", "semanticmodels/finalizers", nil, []string{"update"}},
-		{"", "configmaps", nil, []string{"get", "list", "watch", "create", "update"}},
+		{"", "configmaps", nil, []string{"get", "list", "watch", "create", "update", "delete"}},
 		{"events.k8s.io", "events", nil, []string{"create", "patch"}},
 	}
 	// operatorLeaderElection: only in the release namespace. A Lease
@@ -189,7 +189,7 @@ func TestRBACCheckFailsOnWiderRules(t *testing.T) {
 	widen := map[string]func(rules []any) []any{
 		"extra verb": func(rules []any) []any {
 			r := rules[3].(map[string]any) // configmaps
-			r["verbs"] = append(r["verbs"].([]any), "delete")
+			r["verbs"] = append(r["verbs"].([]any), "deletecollection")
 			return rules
 		},
 		"extra resource": func(rules []any) []any {

@@ -66,8 +66,8 @@ var _ = Describe("a model applied with kubectl", Ordered, func() {
 
 		// The print columns, through kubectl and the short name.
 		table := kubectl("get", "sm", "shop", "-n", ns)
-		Expect(strings.Fields(strings.Split(table, "\n")[0])).To(Equal([]string{"NAME", "READY", "VERSION", "DRIFT", "AGE"}))
-		Expect(strings.Fields(strings.Split(table, "\n")[1])[:4]).To(Equal([]string{"shop", "True", v1, "False"}))
+		Expect(strings.Fields(strings.Split(table, "\n")[0])).To(Equal([]string{"NAME", "READY", "REASON", "VERSION", "DRIFT", "AGE"}))
+		Expect(strings.Fields(strings.Split(table, "\n")[1])[:5]).To(Equal([]string{"shop", "True", "Ready", v1, "False"}))
 		Eventually(func() []string { return eventsAbout(ns, "shop") }).Should(ContainElement("Published"))
 	})
 

@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -133,7 +134,10 @@ var _ = Describe("the engine going away", Ordered, func() {
 			expectConditions(g, sm, with(readyConditions, map[string]cond{
 				v1alpha1.ConditionDriftDetected: {metav1.ConditionUnknown, v1alpha1.ReasonEngineUnavailable},
 				v1alpha1.ConditionReady:         {metav1.ConditionFalse, v1alpha1.ReasonEngineUnavailable},
+				// kstatus: still in progress (retried), not stalled.
+				v1alpha1.ConditionReconciling: {metav1.ConditionTrue, v1alpha1.ReasonEngineUnavailable},
 			}))
+			g.Expect(meta.FindStatusCondition(sm.Status.Conditions, v1alpha1.ConditionStalled)).To(BeNil(), "Stalled while retrying")
 		})
 		Expect(sm.Status.PublishedVersion).To(Equal(v1))
 		Expect(sm.Status.Bindings).To(HaveLen(2), "bindings are kept while the engine cannot be asked")

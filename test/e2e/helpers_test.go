@@ -271,6 +271,10 @@ func waitReady(ns, name string) *v1alpha1.SemanticModel {
 	return eventuallyModel(ns, name, func(g Gomega, sm *v1alpha1.SemanticModel) {
 		expectConditions(g, sm, readyConditions)
 		g.Expect(sm.Status.PublishedVersion).To(Equal(sm.Status.AttemptedVersion))
+		// kstatus "Current": neither abnormal-true condition is present.
+		for _, typ := range []string{v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled} {
+			g.Expect(meta.FindStatusCondition(sm.Status.Conditions, typ)).To(BeNil(), "%s on a Ready model", typ)
+		}
 	})
 }
 

@@ -36,6 +36,8 @@ var _ = Describe("a foreign ConfigMap with the model's name", Ordered, func() {
 			expectConditions(g, sm, with(readyConditions, map[string]cond{
 				v1alpha1.ConditionPublished: {metav1.ConditionFalse, v1alpha1.ReasonNameConflict},
 				v1alpha1.ConditionReady:     {metav1.ConditionFalse, v1alpha1.ReasonNotPublished},
+				// kstatus: it cannot progress until someone moves the ConfigMap.
+				v1alpha1.ConditionStalled: {metav1.ConditionTrue, v1alpha1.ReasonNameConflict},
 			}))
 		})
 		Expect(findCondition(sm, v1alpha1.ConditionPublished).Message).To(ContainSubstring("ossie-shop"))
@@ -67,53 +69,100 @@ var _ = Describe("a foreign ConfigMap with the model's name", Ordered, func() {
 	})
 })
 
-// Scenario 8: the model is deleted. envtest runs no garbage collector, so
-// the suite asserts the ownerReference the collector would follow and then
-// deletes the ConfigMap itself, as the collector would.
+// Scenario 8: the model is deleted. envtest runs no garbage collector (nor
+// does any bare kube-apiserver), so the ConfigMap goes only because the
+// operator's finalizer deletes it (issue 25 item 4: it used to stay, the
+// server kept serving the deleted model and re-applying it was a
+// NameConflict).
 var _ = Describe("deleting a model", Ordered, func() {
 	const (
 		ns     = nsDelete
 		model  = "shop_delete"
 		schema = "s_delete"
+		// hold keeps the SemanticModel Terminating after the operator is
+		// done, so the status it leaves can be read.
+		hold = "e2e.ossie.dev/hold"
 	)
 
 	BeforeAll(func() { createShopTables(schema) })
 
-	It("leaves a ConfigMap owned by it for garbage collection, and the server stops serving the model", func() {
-		newShop(ns, model, schema).create()
-		sm := waitReady(ns, "shop")
+	It("deletes its ConfigMap itself, is not Ready while deleting, and the server stops serving the model", func() {
+		sm := newShop(ns, model, schema).create()
+		sm = waitReady(ns, "shop")
+		Expect(sm.Finalizers).To(ContainElement(v1alpha1.FinalizerArtifact))
 		Eventually(func(g Gomega) {
 			g.Expect(expectAnswer(g, model, totalsQuery, totalsRows, totalsSQL, schema)).To(Equal(sm.Status.PublishedVersion))
 		}).Should(Succeed())
 
+		setFinalizers := func(change func([]string) []string) {
+			Eventually(func(g Gomega) {
+				sm := getModel(g, ns, "shop")
+				sm.Finalizers = change(sm.Finalizers)
+				g.Expect(k8s.Update(suiteCtx, sm)).To(Succeed())
+			}).Should(Succeed())
+		}
+		setFinalizers(func(f []string) []string { return append(f, hold) })
 		Expect(k8s.Delete(suiteCtx, sm)).To(Succeed())
-		Eventually(func() bool {
-			err := k8s.Get(suiteCtx, clientKey(ns, "shop"), &v1alpha1.SemanticModel{})
-			return apierrors.IsNotFound(err)
-		}).Should(BeTrue(), "the SemanticModel is gone (no finalizer holds it)")
-		// The collector acts once the owner is gone; by then the operator's
-		// informer has normally seen the deletion too. Wait for that, so
-		// the ConfigMap's deletion below is not reconciled against a cached
-		// copy of the deleted model (which re-creates the ConfigMap with a
-		// dangling owner; the collector would remove it again, envtest
-		// has none).
-		Eventually(func() bool {
-			err := mainOp.mgr.GetCache().Get(suiteCtx, clientKey(ns, "shop"), &v1alpha1.SemanticModel{})
-			return apierrors.IsNotFound(err)
-		}).Should(BeTrue(), "the operator's cache has seen the deletion")
 
-		// What the garbage collector acts on: a controller reference to the
-		// deleted object's UID, with blockOwnerDeletion.
-		cm := getConfigMap(Default, ns, "ossie-shop")
-		Expect(cm).NotTo(BeNil())
-		expectOwnedBy(Default, cm, sm)
-		Expect(k8s.Delete(suiteCtx, cm)).To(Succeed())
+		Eventually(func() *corev1.ConfigMap { return getConfigMap(Default, ns, "ossie-shop") }).Should(BeNil(), "the finalizer deletes the ConfigMap")
+		deleting := eventuallyModel(ns, "shop", func(g Gomega, sm *v1alpha1.SemanticModel) {
+			g.Expect(sm.Finalizers).To(Equal([]string{hold}), "the operator's finalizers are removed")
+			expectConditions(g, sm, map[string]cond{
+				v1alpha1.ConditionReady:       {metav1.ConditionFalse, v1alpha1.ReasonDeleting},
+				v1alpha1.ConditionReconciling: {metav1.ConditionTrue, v1alpha1.ReasonDeleting},
+			})
+		})
+		Expect(findCondition(deleting, v1alpha1.ConditionReady).Message).To(ContainSubstring("being deleted"))
+		Expect(kubectl("-n", ns, "get", "sm", "shop")).To(MatchRegexp(`(?m)^NAME\s+READY\s+REASON\s+VERSION\s+DRIFT\s+AGE\n+shop\s+False\s+Deleting\s`))
 
 		Eventually(func() string { _, code := servedVersion(model); return code }).Should(Equal("OSS5003"))
 		status, _, prob := queryServer(model, byRegionQuery)
 		Expect(status).To(Equal(http.StatusNotFound))
 		Expect(prob.Code).To(Equal("OSS5003"))
-		// The operator does not resurrect it.
+
+		setFinalizers(func([]string) []string { return nil })
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(suiteCtx, clientKey(ns, "shop"), &v1alpha1.SemanticModel{}))
+		}).Should(BeTrue(), "the SemanticModel is gone")
+		// The operator does not resurrect the ConfigMap.
 		Consistently(func() *corev1.ConfigMap { return getConfigMap(Default, ns, "ossie-shop") }).Should(BeNil())
+	})
+
+	It("re-applied under the same name, publishes again and answers", func() {
+		newShop(ns, model, schema).create()
+		sm := waitReady(ns, "shop")
+		expectPublishedConfigMap(Default, sm, model)
+		Eventually(func(g Gomega) {
+			g.Expect(expectAnswer(g, model, totalsQuery, totalsRows, totalsSQL, schema)).To(Equal(sm.Status.PublishedVersion))
+		}).Should(Succeed())
+	})
+
+	It("takes over a ConfigMap a deleted model of the same name left behind", func() {
+		sm := getModel(Default, ns, "shop")
+		Expect(k8s.Delete(suiteCtx, sm)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(suiteCtx, clientKey(ns, "shop"), &v1alpha1.SemanticModel{}))
+		}).Should(BeTrue())
+		Expect(getConfigMap(Default, ns, "ossie-shop")).To(BeNil())
+
+		// What an operator without the finalizer left where no garbage
+		// collector runs: our labels, and a controller reference to a
+		// SemanticModel "shop" that no longer exists.
+		yes := true
+		left := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "ossie-shop", Namespace: ns,
+				Labels: map[string]string{"app.kubernetes.io/managed-by": "ossie-operator", "ossie.dev/artifact": "true", "ossie.dev/model": "shop"},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "ossie.dev/v1alpha1", Kind: "SemanticModel", Name: "shop",
+					UID: "00000000-0000-0000-0000-000000000001", Controller: &yes, BlockOwnerDeletion: &yes}}},
+			BinaryData: map[string][]byte{"artifact.json.gz": []byte("stale")},
+		}
+		Expect(k8s.Create(suiteCtx, left)).To(Succeed())
+
+		newShop(ns, model, schema).create()
+		again := waitReady(ns, "shop")
+		expectPublishedConfigMap(Default, again, model)
+		Eventually(func(g Gomega) {
+			g.Expect(expectAnswer(g, model, totalsQuery, totalsRows, totalsSQL, schema)).To(Equal(again.Status.PublishedVersion))
+		}).Should(Succeed())
 	})
 })

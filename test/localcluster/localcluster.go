@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/ossie-dev/ossie/test/kubetest"
 	"github.com/ossie-dev/ossie/test/localproc"
@@ -105,6 +108,7 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	setEnvtestLogger(o.Log)
 	if o.DataDir == "" {
 		o.DataDir = DefaultDataDir(o.Root)
 	}
@@ -290,6 +294,16 @@ func (c *Cluster) applyModel(ctx context.Context) error {
 		// /readyz keys a namespace's model as namespace/name.
 		return bytes.Contains(body, []byte(`"`+c.Namespace+"/"+ModelName+`":`))
 	})
+}
+
+// setEnvtestLogger gives controller-runtime (whose envtest starts etcd and
+// kube-apiserver here) a logger writing its warnings and errors to w.
+// Without one, the first envtest line logged 30 s or more after the
+// process started — after the binaries are built — prints
+// controller-runtime's "log.SetLogger(...) was never called" warning with
+// a stack trace on stderr (issue 25 item 4).
+func setEnvtestLogger(w io.Writer) {
+	ctrllog.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn})))
 }
 
 // Kubectl runs the kubectl of KubeBin against the cluster from the

@@ -169,4 +169,11 @@ func answerLines(rows [][]any) []string {
 	return out
 }
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+// TestMain runs startEnvtestLate instead of the tests when the test
+// binary is re-executed with lateEnvtestEnv set.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(lateEnvtestEnv); mode != "" {
+		os.Exit(startEnvtestLate(mode == "with-logger"))
+	}
+	os.Exit(pgtest.Main(m))
+}

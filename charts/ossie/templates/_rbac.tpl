@@ -19,11 +19,11 @@ test/chart asserts the rendered objects grant nothing beyond them.
   resources: ["semanticmodels/finalizers"]
   verbs: ["update"]
 # Artifact ConfigMaps. RBAC cannot select by owner: the operator itself only
-# writes ConfigMaps it controls and never deletes (the garbage collector
-# removes them with their SemanticModel).
+# writes and deletes ConfigMaps it controls (delete: its finalizer removes a
+# deleted model's ConfigMap, where no garbage collector runs).
 - apiGroups: [""]
   resources: ["configmaps"]
-  verbs: ["get", "list", "watch", "create", "update"]
+  verbs: ["get", "list", "watch", "create", "update", "delete"]
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]

@@ -1,0 +1,4 @@
+package localcluster
+
+// SetEnvtestLogger is setEnvtestLogger, for the external tests.
+var SetEnvtestLogger = setEnvtestLogger
