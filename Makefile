@@ -60,7 +60,7 @@ test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
 	scripts/install-deps.sh                   # PostgreSQL 15 server binaries, Maven and python3-venv, when missing
 	scripts/install-chromium.sh >/dev/null   # the web explorer test drives headless Chromium
-	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 OSSIE_REQUIRE_BROWSER=1 \
+	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 OSSIE_REQUIRE_BROWSER=1 OSSIE_REQUIRE_PSQL=1 \
 		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
 		OSSIE_ICEBERG_REST_HOME=$$(BIN=$(BIN) scripts/iceberg-rest.sh | tail -n1) \
 		OSSIE_MOTO_HOME=$$(BIN=$(BIN) scripts/moto.sh | tail -n1) OSSIE_REQUIRE_MOTO=1 \

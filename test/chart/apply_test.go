@@ -99,6 +99,7 @@ var valueSets = []struct {
 				"reloadInterval": "30s",
 			},
 			"service": map[string]any{"type": "LoadBalancer"},
+			"sql":     map[string]any{"enabled": true},
 		},
 		"image":          map[string]any{"digest": "sha256:" + string(bytes.Repeat([]byte("ab"), 32))},
 		"serviceMonitor": map[string]any{"enabled": true},

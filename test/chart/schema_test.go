@@ -25,6 +25,7 @@ func TestValuesSchemaRejectsBadValues(t *testing.T) {
 		{"duplicate namespace", map[string]any{"watchNamespaces": []any{"a", "a"}}, "/watchNamespaces"},
 		{"unknown log level", map[string]any{"operator": map[string]any{"logLevel": "trace"}}, "/operator/logLevel"},
 		{"port out of range", map[string]any{"server": map[string]any{"port": 70000}}, "/server/port"},
+		{"SQL port out of range", map[string]any{"server": map[string]any{"sql": map[string]any{"port": 0}}}, "/server/sql/port"},
 		{"empty secret key", map[string]any{"engine": map[string]any{"dsnSecret": map[string]any{"name": "db", "key": ""}}}, "/engine/dsnSecret/key"},
 		{"bad pull policy", map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, "/image/pullPolicy"},
 		{"bad digest", map[string]any{"image": map[string]any{"digest": "latest"}}, "/image/digest"},
