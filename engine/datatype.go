@@ -32,7 +32,10 @@ func Datatype(engineType string) ossie.Datatype {
 		}
 		t = strings.TrimSpace(t[:i]) + rest
 	}
-	switch strings.Join(strings.Fields(t), " ") {
+	if strings.Contains(t, "  ") {
+		t = strings.Join(strings.Fields(t), " ")
+	}
+	switch t {
 	case "BOOLEAN", "BOOL":
 		return ossie.TypeBoolean
 	case "TINYINT", "SMALLINT", "INTEGER", "INT", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",

@@ -155,8 +155,19 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 			t := m.Type
 			cs := &convSpec{to: strings.SplitN(t.ToEntity, ".", 2)[0], entity: pr.fieldSQL[t.Entity], at: pr.fieldSQL[t.At],
 				toEntity: pr.fieldSQL[t.ToEntity], toAt: pr.fieldSQL[t.ToAt], count: t.Count, unit: strings.ToUpper(t.Unit)}
+			// The expression is the base (MetricFlow's base_measure): a
+			// COUNT(DISTINCT x) whose x is the entity, or NULL for rows
+			// outside the base; the numerator counts the same x over the
+			// rows that converted. Other forms have no converted count.
+			base, ok := distinctArg(pr, m.Expr.Node)
+			if !ok {
+				mp.problem = &compiler.Problem{Code: compiler.CodeMetricTypeConversion, Severity: compiler.SeverityError,
+					Message: fmt.Sprintf("conversion metric %s: the expression must be COUNT(DISTINCT x), x the entity or a CASE giving it for the base rows (docs/metrics.md)", m.Name)}
+				pr.metrics[m.Name] = mp
+				continue
+			}
 			ms.conv, ms.countLike = cs, false
-			ms.sql = d.Divide("COUNT(DISTINCT CASE WHEN "+cs.toEntity+" IS NOT NULL THEN "+cs.entity+" END)", "COUNT(DISTINCT "+cs.entity+")")
+			ms.sql = d.Divide("COUNT(DISTINCT CASE WHEN "+cs.toEntity+" IS NOT NULL THEN "+base+" END)", "COUNT(DISTINCT "+base+")")
 			ms.key += "\x00conversion\x00" + m.Name
 			mp.measures = []*measure{&ms}
 			mp.combiner = expr.Ref{Qualifier: measureQualifier, Name: ms.key}
@@ -339,4 +350,25 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// distinctArg renders x of a COUNT(DISTINCT x) over the fields' SQL;
+// ok=false for any other expression.
+func distinctArg(pr *prepared, n expr.Node) (string, bool) {
+	f, ok := n.(expr.Func)
+	if !ok || f.Name != "COUNT" || !f.Distinct || len(f.Args) != 1 || f.Filter != nil {
+		return "", false
+	}
+	if r, ok := f.Args[0].(expr.Ref); ok {
+		s, ok := pr.fieldSQL[fieldKey(r.Qualifier, r.Name)]
+		return s, ok
+	}
+	sql, err := expr.Render(f.Args[0], pr.d, func(r expr.Ref) (string, error) {
+		s, ok := pr.fieldSQL[fieldKey(r.Qualifier, r.Name)]
+		if !ok {
+			return "", fmt.Errorf("unknown field %s.%s", r.Qualifier, r.Name)
+		}
+		return "(" + s + ")", nil
+	})
+	return sql, err == nil
 }
