@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python test differential bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
+.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python pyclient test differential bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -43,6 +43,9 @@ trino: ## fetch the Trino server and plugins (memory, iceberg) into bin/trino/ a
 	@BIN=$(BIN) scripts/trino.sh >/dev/null
 	@BIN=$(BIN) scripts/iceberg-rest.sh >/dev/null
 
+pyclient: ## install the Python client with pyarrow, pandas and pytest into bin/pyclient/ (about 370 MB, once) for its tests
+	@BIN=$(BIN) scripts/pyclient.sh >/dev/null
+
 moto: ## install moto's server mode, the Glue implementation the Glue tests run against, into bin/moto/ (about 320 MB, once)
 	@BIN=$(BIN) scripts/moto.sh >/dev/null
 
@@ -65,6 +68,7 @@ test: ## go vet + every test (fuzz targets run their seed corpus only)
 		OSSIE_ICEBERG_REST_HOME=$$(BIN=$(BIN) scripts/iceberg-rest.sh | tail -n1) \
 		OSSIE_MOTO_HOME=$$(BIN=$(BIN) scripts/moto.sh | tail -n1) OSSIE_REQUIRE_MOTO=1 \
 		OSSIE_MCP_PYTHON_HOME=$$(BIN=$(BIN) scripts/mcp-python.sh | tail -n1) OSSIE_REQUIRE_MCP_PYTHON=1 \
+		OSSIE_PYCLIENT_HOME=$$(BIN=$(BIN) scripts/pyclient.sh | tail -n1) OSSIE_REQUIRE_PYCLIENT=1 \
 		$(GO) test -timeout $(TEST_TIMEOUT) ./...
 # The chart tests are a module of their own (test/chart/go.mod): Helm's dependencies stay out of ours.
 	cd test/chart && $(GO) vet ./... && KUBEBUILDER_ASSETS=$$(cd ../.. && BIN=$(BIN) scripts/kube-tools.sh | tail -n1) \
