@@ -12,8 +12,9 @@ const maxDepth = 256
 
 // maxNodes bounds the values of a document, after alias expansion too, so
 // a few lines of nested aliases ("billion laughs") cannot make us walk
-// millions of nodes.
-const maxNodes = 40_000
+// millions of nodes. 100,000 leaves room for a drafted 5,000-column
+// table (about 60,000 values).
+const maxNodes = 100_000
 
 // DocumentLimits are the bounds every reader of a model or governance
 // document checks before it parses (docs/problems.md, OSS1020, OSS1021).
@@ -27,7 +28,7 @@ var DocumentLimits = prescan.Limits{Bytes: MaxDocumentBytes, Depth: maxDepth, No
 // runs (issue 25: nesting, many values or many keys of one mapping cost
 // the YAML parser time and memory far beyond linear): CodeDocumentTooLarge
 // over MaxDocumentBytes, CodeDocumentTooComplex for nesting deeper than
-// 256 levels, more than 40,000 values, or a block mapping of more than 256
+// 256 levels, more than 100,000 values, or a block mapping of more than 256
 // keys, with the line and column where the count went over. Nil when the
 // document is within them. Parse, ValidateSchema and ParseGovernance call
 // it; so must any other reader of a document (ossiectl's manifest and

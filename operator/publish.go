@@ -62,10 +62,12 @@ func (r *Reconciler) publish(ctx context.Context, p *pass) {
 	if cm != nil && metav1.IsControlledBy(cm, p.sm) {
 		p.status.PublishedVersion = cm.Annotations[v1alpha1.AnnotationVersion]
 	}
-	current := cm != nil && p.compiled && p.status.PublishedVersion == p.bundle.Version && bytes.Equal(cm.BinaryData[v1alpha1.ArtifactKey], p.data)
 
 	if !p.bound {
-		if current {
+		// Unbound, p.data lacks the engine's types that the published bundle
+		// carries (compiler.WithEngineTypes), so the version alone says
+		// whether the current spec is the one serving.
+		if cm != nil && p.compiled && p.status.PublishedVersion == p.bundle.Version {
 			p.published = true
 			p.setCondition(v1alpha1.ConditionPublished, metav1.ConditionTrue, v1alpha1.ReasonPublished,
 				fmt.Sprintf("version %s is in ConfigMap %s", p.bundle.Version, p.cmName))

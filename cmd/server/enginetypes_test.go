@@ -95,12 +95,17 @@ func TestEngineTypesOnEveryEngine(t *testing.T) {
 			hs := servertest.Start(t, func(addr string) int {
 				return run(ctx, append([]string{"--models", "testdata/events.yaml", "--addr", addr}, args...))
 			})
-			defer func() {
-				cancel()
-				if code := hs.Exit(t); code != 0 {
-					t.Errorf("server exited with %d", code)
+			stopped := false
+			stop := func() {
+				if !stopped {
+					stopped = true
+					cancel()
+					if code := hs.Exit(t); code != 0 {
+						t.Errorf("server exited with %d", code)
+					}
 				}
-			}()
+			}
+			defer stop()
 			hs.WaitServing(t)
 			query := func(body string) answer {
 				t.Helper()
@@ -176,6 +181,9 @@ func TestEngineTypesOnEveryEngine(t *testing.T) {
 				t.Errorf("plan columns %d %v %s", code, err, body)
 			}
 
+			// Stopped first: a second DuckDB open of the same file in this
+			// process shares the first one's locked (sandboxed) configuration.
+			stop()
 			var out, errs strings.Builder
 			code = runTo(context.Background(), append([]string{"--models", "testdata/events_naive_as_tz.yaml", "--addr", "127.0.0.1:0"}, args...), &out, &errs)
 			if code != 1 || !strings.Contains(errs.String(), "OSS5008") || !strings.Contains(errs.String(), "events.at is declared DateTimeTz") {

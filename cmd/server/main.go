@@ -114,7 +114,9 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "server: "+err.Error())
 		return 1
 	}
-	eng, err := connect.Open(ctx, o.engineOptions())
+	// Not cancelled with ctx: a start whose ctx is already done still
+	// opens (and sandboxes) the engine, then stops cleanly.
+	eng, err := connect.Open(context.WithoutCancel(ctx), o.engineOptions())
 	if err != nil {
 		log.Error("cannot open the engine", "engine", o.engine, "error", err)
 		return 1
