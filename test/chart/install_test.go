@@ -239,7 +239,11 @@ func TestInstalledChartRuns(t *testing.T) {
 		{opUser, "update", "coordination.k8s.io", "leases", "", installNamespace, "ossie-operator.ossie.dev", true},
 		{opUser, "update", "coordination.k8s.io", "leases", "", installNamespace, "someone-else", false},
 		{opUser, "get", "", "secrets", "", installNamespace, "", false},
-		{opUser, "delete", "", "configmaps", "", installNamespace, "ossie-flights", false},
+		// The finalizer deletes a deleted model's ConfigMap itself (no garbage
+		// collector is assumed), so the operator may delete ConfigMaps in its
+		// namespaces, and nowhere else.
+		{opUser, "delete", "", "configmaps", "", installNamespace, "ossie-flights", true},
+		{opUser, "delete", "", "configmaps", "", "default", "ossie-flights", false},
 		{opUser, "list", "ossie.dev", "semanticmodels", "", "default", "", false},
 		{opUser, "delete", "ossie.dev", "semanticmodels", "", installNamespace, "flights", false},
 		{opUser, "update", "ossie.dev", "semanticmodels", "status", installNamespace, "flights", true},
