@@ -1,7 +1,7 @@
 # Ossie: build, demo, test. `make help` lists the targets.
 GO           ?= go
 BIN          ?= bin
-TEST_TIMEOUT ?= 15m
+TEST_TIMEOUT ?= 25m
 FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
