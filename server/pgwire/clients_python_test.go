@@ -8,7 +8,8 @@ import (
 // pythonReport adds SQLAlchemy's inspector to a client report.
 type pythonReport struct {
 	clientReport
-	ServerVersion int `json:"server_version"`
+	ServerVersion int    `json:"server_version"`
+	NamedCursor   string `json:"named_cursor"`
 	SQLAlchemy    struct {
 		Schemas      []string `json:"schemas"`
 		Tables       []string `json:"tables"`
@@ -34,6 +35,9 @@ func TestPsycopgAndSQLAlchemy(t *testing.T) {
 	f.checkReport(t, "psycopg", &r.clientReport)
 	if r.ServerVersion < 150000 {
 		t.Errorf("server_version %d", r.ServerVersion)
+	}
+	if r.NamedCursor != codeFeature {
+		t.Errorf("psycopg's named cursor (DECLARE): %q, want %s", r.NamedCursor, codeFeature)
 	}
 	f.checkAnswer(t, "psycopg client-side binding", r.Queries["params_client_side"], "params")
 	f.checkAnswer(t, "SQLAlchemy text()", r.Queries["sa_by_state"], "by_state")

@@ -56,8 +56,8 @@ async function main () {
   q.prepared_2 = rows(await c.query({ name: 'having', text: HAVING, values: [2], rowMode: 'array' }))
 
   // A slow query cancelled with a CancelRequest: node-postgres sends one
-  // from a second Client's connection (Client.prototype.cancel, what
-  // pg-pool uses; there is no public client.cancel()).
+  // from a second, unconnected Client (new Client(cfg).cancel(running,
+  // query), an API node-postgres has but does not document).
   const cancel = {}
   const start = Date.now()
   const slow = c.query(new pg.Query({ text: 'SELECT MEASURE(rows) FROM slow.slow', rowMode: 'array' }))

@@ -89,6 +89,15 @@ with psycopg.connect(conninfo(auditor), autocommit=True) as conn:
         ccur.execute(PARAMS, PARAMS_ARGS)
         q["params_client_side"] = rows(ccur)
 
+    # A named (server-side) cursor sends DECLARE, which the endpoint refuses.
+    try:
+        with conn.cursor(name="c") as ncur:
+            ncur.execute(BY_STATE)
+            ncur.fetchall()
+        out["named_cursor"] = "answered"
+    except psycopg.Error as e:
+        out["named_cursor"] = e.sqlstate
+
     # A slow query cancelled from another thread with a CancelRequest.
     result = {}
 
