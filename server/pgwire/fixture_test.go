@@ -27,6 +27,7 @@ type fixture struct {
 	srv  *server.Server
 	http *httptest.Server
 	addr string // the SQL endpoint
+	ep   *Endpoint
 }
 
 // newFixture serves shop and slow over HTTP and SQL; governed: shop is
@@ -87,14 +88,15 @@ func newFixture(t testing.TB, governed bool, opts Options) *fixture {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- New(srv, opts).Serve(ctx, ln) }()
+	ep := New(srv, opts)
+	go func() { done <- ep.Serve(ctx, ln) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	return &fixture{eng: eng, srv: srv, http: hs, addr: ln.Addr().String()}
+	return &fixture{eng: eng, srv: srv, http: hs, addr: ln.Addr().String(), ep: ep}
 }
 
 // url is a libpq connection URL for the endpoint; password "" sends none.
