@@ -665,6 +665,7 @@ func (ev *evaluator) eval(n *pg_query.Node, f *frame) (any, error) {
 	case n.GetParamRef() != nil:
 		return catalogParam(ev.params.value(int(n.GetParamRef().GetNumber()), oidText))
 	case n.GetTypeCast() != nil:
+		castParam(ev.params, n.GetTypeCast())
 		v, err := ev.eval(n.GetTypeCast().GetArg(), f)
 		if err != nil {
 			return nil, err

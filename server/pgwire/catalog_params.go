@@ -3,6 +3,8 @@ package pgwire
 import (
 	"encoding/json"
 	"strconv"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
 // catalogParam is a bound parameter as the catalog evaluator computes
@@ -22,4 +24,20 @@ func catalogParam(v any, err error) (any, error) {
 		return f, nil
 	}
 	return string(n), nil
+}
+
+// castParam declares the type of a parameter cast to a number or a
+// boolean ($1::integer) as that type, as PostgreSQL infers it, so a
+// driver that encodes by the described type (pgx) sends an integer
+// rather than failing to encode it as text. Other casts leave the
+// parameter text.
+func castParam(params *paramSet, tc *pg_query.TypeCast) {
+	p := tc.GetArg().GetParamRef()
+	if p == nil || params == nil {
+		return
+	}
+	switch oid, _ := castType(tc); oid {
+	case oidInt2, oidInt4, oidInt8, oidBool:
+		_, _ = params.value(int(p.GetNumber()), oid) // an out-of-range number is reported when the cast evaluates it
+	}
 }

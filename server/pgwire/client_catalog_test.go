@@ -56,7 +56,9 @@ func TestCatalogNumberParameters(t *testing.T) {
 }
 
 // 'pg_catalog.pg_class'::regclass is pg_class's OID, the classoid of
-// table comments: SQLAlchemy's get_table_comment joins on it.
+// table comments: SQLAlchemy's get_table_comment joins on it. A
+// parameter cast to integer is described as one, so pgx sends the Go int
+// it is given (it failed to encode it as text before).
 func TestRegclassOfCatalogRelations(t *testing.T) {
 	f := newFixture(t, false, Options{})
 	c := f.connect(t, "")
@@ -66,7 +68,7 @@ func TestRegclassOfCatalogRelations(t *testing.T) {
 	}
 	_, rows = sqlRows(t, c, `SELECT c.relname, d.description FROM pg_catalog.pg_class c
 		LEFT OUTER JOIN pg_catalog.pg_description d ON c.oid = d.objoid AND d.objsubid = $1::INTEGER AND d.classoid = CAST($2 AS REGCLASS)
-		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $3 AND c.relname IN ($4)`, "0", "pg_catalog.pg_class", "shop", "shop")
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $3 AND c.relname IN ($4)`, 0, "pg_catalog.pg_class", "shop", "shop")
 	if err := sameRows(rows, [][]any{{"shop", "Orders of a small shop and the customers who placed them."}}); err != nil {
 		t.Error(err)
 	}
