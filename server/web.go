@@ -6,8 +6,9 @@ import (
 	"net/http"
 )
 
-// webFiles is the explorer (server/web): one page and its script and
-// style, embedded so the server needs no CDN and works offline.
+// webFiles is the explorer (server/web): one page, its scripts (no
+// framework, no build step) and style, embedded so the server needs no
+// CDN and works offline.
 //
 //go:embed web
 var webFiles embed.FS

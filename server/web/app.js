@@ -1,14 +1,15 @@
 // Ossie explorer: a single page over the semantic API of the server that
 // serves it (/v1/models, /query, /sql). No framework, no network access
-// beyond that server. The query lives in the URL fragment, so a link
-// reproduces it; the bearer token lives in sessionStorage only.
+// beyond that server. This file holds the form, the API calls and the
+// link; chart.js draws, table.js sorts, format.js writes values, dom.js
+// helps. The query and the table's sort live in the URL fragment, so a
+// link reproduces the answer; the bearer token lives in sessionStorage.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
-const NUMERIC = new Set(["Integer", "Decimal", "Float"]);
 const OPS = ["=", "!=", "in", "not_in", "gt", "gte", "lt", "lte", "between", "contains", "starts_with", "is_null", "is_not_null"];
 let detail = null; // the current model's metadata
 let pending = null; // the query of the URL, applied once its model loads
+let answer = null; // the last answer shown, and its sort: {resp, sort}
 
 function token() {
   return $("token").value.trim();
@@ -39,19 +40,9 @@ function problemText(doc, status) {
 }
 
 function setStatus(text, isError) {
-  const el = $("status");
-  el.textContent = text;
-  el.className = isError ? "error" : "muted";
-}
-
-function el(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "text") e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) e.append(c);
-  return e;
+  const box = $("status");
+  box.textContent = text;
+  box.className = isError ? "error" : "muted";
 }
 
 // --- URL fragment <-> query -------------------------------------------------
@@ -69,7 +60,15 @@ function readHash() {
     to: p.get("to") || "",
     limit: p.get("limit") || "100",
     filters: p.getAll("filter").map((f) => { try { return JSON.parse(f); } catch (e) { return null; } }).filter(Boolean),
+    sort: parseSort(p.get("sort")),
   };
+}
+
+// parseSort reads the table's sort from the fragment ("column:asc" or
+// "column:desc"; the column name may itself hold colons).
+function parseSort(v) {
+  const m = /^(.+):(asc|desc)$/.exec(v || "");
+  return m ? { key: m[1], dir: m[2] } : null;
 }
 
 function writeHash(s) {
@@ -82,6 +81,7 @@ function writeHash(s) {
   if (s.to) p.set("to", s.to);
   if (s.limit) p.set("limit", s.limit);
   for (const f of s.filters) p.append("filter", JSON.stringify(f));
+  if (s.sort) p.set("sort", s.sort.key + ":" + s.sort.dir);
   const hash = "#" + p.toString();
   history.replaceState(null, "", hash);
   $("share").href = hash;
@@ -199,7 +199,7 @@ async function loadModel() {
     $("to").value = s.to;
     $("limit").value = s.limit;
     for (const f of s.filters) addFilter(f);
-    if (s.metrics.length) await run();
+    if (s.metrics.length) await run(s.sort);
   }
 }
 
@@ -217,10 +217,13 @@ function addFilter(f) {
 
 // --- answers ------------------------------------------------------------------
 
-async function run() {
+// run asks the server for the form's query and shows the answer: status,
+// charts, table (in the sort of the link, or the one last clicked) and
+// the planned SQL as the server wrote it.
+async function run(sort) {
   const s = formState();
   if (!s.metrics.length) { setStatus("Choose at least one metric.", true); return; }
-  writeHash(s);
+  s.sort = sort !== undefined ? sort : answer && answer.sort;
   const q = buildQuery(s);
   const path = modelURL(s.model);
   setStatus("Running…");
@@ -229,15 +232,21 @@ async function run() {
   try {
     resp = await api("POST", path + "/query", q);
   } catch (e) {
+    writeHash(s);
     setStatus(e.message, true);
+    answer = null;
     $("result").replaceChildren();
-    $("chart").replaceChildren();
+    $("charts").replaceChildren();
+    $("legend").replaceChildren();
     return;
   }
   const ms = Math.round(performance.now() - started);
   setStatus(resp.row_count + " rows" + (resp.truncated ? " (truncated by the server's row cap)" : "") + " in " + ms + " ms · model version " + resp.model_version.slice(0, 19));
-  renderTable(resp);
-  renderChart(resp);
+  if (s.sort && !resp.columns.some((c) => c.name === s.sort.key)) s.sort = null;
+  writeHash(s);
+  answer = { resp, sort: s.sort, state: s };
+  show();
+  $("sql").textContent = "";
   try {
     const p = await api("POST", path + "/sql", q);
     $("sql").textContent = p.sql;
@@ -246,89 +255,32 @@ async function run() {
   }
 }
 
-function formatValue(v, type) {
-  if (v === null) return "null";
-  if (typeof v === "number" && NUMERIC.has(type)) return v.toLocaleString("en-US", { maximumFractionDigits: 4 });
-  return String(v);
+// show draws the current answer in its sort; a click on a table header
+// sorts again, redraws, and records the sort in the link.
+function show() {
+  const rows = orderedRows(answer.resp, answer.sort);
+  renderTable(answer.resp, rows, answer.sort, (sort) => {
+    answer.sort = sort;
+    answer.state.sort = sort;
+    writeHash(answer.state);
+    show();
+  });
+  renderCharts(answer.resp, rows, describeMetric);
 }
 
-function renderTable(resp) {
-  const head = el("tr", {}, ...resp.columns.map((c) => el("th", { "data-name": c.name }, c.name + " ", el("small", { text: c.type }))));
-  const rows = resp.rows.map((r) => el("tr", {}, ...r.map((v, i) => {
-    const type = resp.columns[i].type;
-    return el("td", { class: NUMERIC.has(type) ? "num" : "", "data-value": JSON.stringify(v), text: formatValue(v, type) });
-  })));
-  $("result").replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
-}
-
-// renderChart draws the first metric: a line per series over a time
-// dimension with a grain, or bars over the first dimension.
-function renderChart(resp) {
-  const box = $("chart");
-  box.replaceChildren();
-  const mi = resp.columns.findIndex((c) => c.kind === "metric");
-  const di = resp.columns.findIndex((c) => c.kind === "dimension");
-  if (mi < 0 || di < 0 || !resp.rows.length) return;
-  const isTime = !!resp.columns[di].grain;
-  const others = resp.columns.map((c, i) => i).filter((i) => i !== di && resp.columns[i].kind === "dimension");
-  const W = 760, H = 280, L = 70, B = 60, T = 20, R = 50;
-  const NS = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  svg.setAttribute("width", W);
-  svg.setAttribute("height", H);
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", resp.columns[mi].name + " by " + resp.columns[di].name);
-  const add = (tag, attrs, text) => {
-    const e = document.createElementNS(NS, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    svg.append(e);
-    return e;
-  };
-  const vals = resp.rows.map((r) => Number(r[mi])).filter((v) => isFinite(v));
-  const max = Math.max(0, ...vals), min = Math.min(0, ...vals);
-  const y = (v) => T + (H - T - B) * (1 - (v - min) / ((max - min) || 1));
-  add("line", { x1: L, y1: y(0), x2: W - R, y2: y(0), stroke: "#999" });
-  for (const t of [min, (min + max) / 2, max]) {
-    add("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end", "font-size": 11 }, t.toLocaleString("en-US", { maximumFractionDigits: 2 }));
-  }
-  add("text", { x: L, y: 12, "font-size": 12, "font-weight": "bold" }, resp.columns[mi].name);
-  const colors = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6", "#dd4477", "#66aa00"];
-  if (isTime) {
-    const xs = [...new Set(resp.rows.map((r) => String(r[di])))].sort();
-    const x = (k) => L + (W - L - R) * (xs.length > 1 ? xs.indexOf(k) / (xs.length - 1) : 0.5);
-    const series = new Map();
-    for (const r of resp.rows) {
-      const key = others.map((i) => String(r[i])).join(" / ");
-      if (!series.has(key)) series.set(key, []);
-      series.get(key).push([String(r[di]), Number(r[mi])]);
-    }
-    [...series.entries()].slice(0, colors.length).forEach(([key, pts], n) => {
-      pts.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-      add("polyline", { points: pts.map(([k, v]) => `${x(k)},${y(v)}`).join(" "), fill: "none", stroke: colors[n], "stroke-width": 2 });
-      for (const [k, v] of pts) add("circle", { cx: x(k), cy: y(v), r: 3, fill: colors[n] });
-      if (key) add("text", { x: W - R, y: T + 14 * n, "text-anchor": "end", "font-size": 11, fill: colors[n] }, key);
-    });
-    const step = Math.ceil(xs.length / 12);
-    xs.forEach((k, i) => { if (i % step === 0) add("text", { x: x(k), y: H - B + 16, "text-anchor": "middle", "font-size": 10 }, k.slice(0, 10)); });
-  } else {
-    const rows = resp.rows.slice(0, 40);
-    const bw = (W - L - R) / rows.length;
-    rows.forEach((r, i) => {
-      const v = Number(r[mi]);
-      if (!isFinite(v)) return;
-      const top = Math.min(y(v), y(0));
-      const bar = add("rect", { x: L + i * bw + 1, y: top, width: Math.max(1, bw - 2), height: Math.abs(y(v) - y(0)), fill: colors[0] });
-      bar.append(Object.assign(document.createElementNS(NS, "title"), { textContent: String(r[di]) + ": " + v }));
-      add("text", { x: L + i * bw + bw / 2, y: H - B + 12, "text-anchor": "end", "font-size": 10,
-        transform: `rotate(-45 ${L + i * bw + bw / 2} ${H - B + 12})` }, String(r[di]).slice(0, 14));
-    });
-  }
-  box.append(svg);
+function describeMetric(name) {
+  const m = detail && detail.metrics.find((x) => x.name === name);
+  return (m && m.description) || "";
 }
 
 // --- wiring -------------------------------------------------------------------
+
+// applyHash loads the query of the URL fragment: its model, then its
+// members and filters, then runs it (loadModel does the last two).
+function applyHash() {
+  pending = location.hash.length > 1 ? readHash() : null;
+  return loadModels();
+}
 
 document.addEventListener("DOMContentLoaded", () => {
   if (!$("token").value) $("token").value = sessionStorage.getItem("ossie-token") || "";
@@ -339,6 +291,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("model").addEventListener("change", loadModel);
   $("add-filter").addEventListener("click", () => addFilter());
   $("query").addEventListener("submit", (ev) => { ev.preventDefault(); run(); });
-  pending = location.hash.length > 1 ? readHash() : null;
-  loadModels().finally(() => { document.body.dataset.ready = "1"; });
+  // A link pasted into this tab's address bar (writeHash's replaceState
+  // fires no hashchange).
+  window.addEventListener("hashchange", applyHash);
+  applyHash().finally(() => { document.body.dataset.ready = "1"; });
 });
