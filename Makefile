@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python pyclient test differential bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
+.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python pyclient pgjdbc test differential bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -49,6 +49,9 @@ pyclient: ## install the Python client with pyarrow, pandas and pytest into bin/
 moto: ## install moto's server mode, the Glue implementation the Glue tests run against, into bin/moto/ (about 320 MB, once)
 	@BIN=$(BIN) scripts/moto.sh >/dev/null
 
+pgjdbc: ## fetch the PostgreSQL JDBC driver into bin/pgjdbc/ and compile the SQL endpoint's JDBC test program (about 1 MB, once)
+	@BIN=$(BIN) scripts/pgjdbc.sh >/dev/null
+
 mcp-python: ## install the official MCP Python SDK the MCP client test drives /mcp with, into bin/mcp-python/ (about 70 MB, once)
 	@BIN=$(BIN) scripts/mcp-python.sh >/dev/null
 
@@ -61,7 +64,7 @@ mcp-python: ## install the official MCP Python SDK the MCP client test drives /m
 # suites must run, never skip.
 test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
-	scripts/install-deps.sh                   # PostgreSQL 15 server binaries, Maven and python3-venv, when missing
+	scripts/install-deps.sh                   # PostgreSQL 15 server binaries, Maven, a JDK and python3-venv, when missing
 	scripts/install-chromium.sh >/dev/null   # the web explorer test drives headless Chromium
 	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 OSSIE_REQUIRE_BROWSER=1 OSSIE_REQUIRE_PSQL=1 \
 		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
@@ -69,6 +72,7 @@ test: ## go vet + every test (fuzz targets run their seed corpus only)
 		OSSIE_MOTO_HOME=$$(BIN=$(BIN) scripts/moto.sh | tail -n1) OSSIE_REQUIRE_MOTO=1 \
 		OSSIE_MCP_PYTHON_HOME=$$(BIN=$(BIN) scripts/mcp-python.sh | tail -n1) OSSIE_REQUIRE_MCP_PYTHON=1 \
 		OSSIE_PYCLIENT_HOME=$$(BIN=$(BIN) scripts/pyclient.sh | tail -n1) OSSIE_REQUIRE_PYCLIENT=1 \
+		OSSIE_PGJDBC_HOME=$$(BIN=$(BIN) scripts/pgjdbc.sh | tail -n1) OSSIE_REQUIRE_PGJDBC=1 \
 		$(GO) test -timeout $(TEST_TIMEOUT) ./...
 # The chart tests are a module of their own (test/chart/go.mod): Helm's dependencies stay out of ours.
 	cd test/chart && $(GO) vet ./... && KUBEBUILDER_ASSETS=$$(cd ../.. && BIN=$(BIN) scripts/kube-tools.sh | tail -n1) \
