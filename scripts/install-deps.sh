@@ -3,11 +3,12 @@
 # them: the PostgreSQL 15 server binaries (test/pgtest starts its own
 # server from /usr/lib/postgresql/15/bin), Maven (scripts/trino.sh
 # fetches Trino with `mvn dependency:copy`), a JDK (scripts/pgjdbc.sh
-# compiles the JDBC client test with javac; Maven alone brings a JRE) and
+# compiles the JDBC client test with javac; Maven alone brings a JRE),
 # Python's venv module
 # (scripts/moto.sh installs moto into a virtual environment; Debian ships
-# it apart as python3-venv). Idempotent: nothing is installed, and apt is
-# not touched, when all are present.
+# it apart as python3-venv) and Node.js with npm (scripts/node-pg.sh
+# installs node-postgres for the SQL endpoint's client test). Idempotent:
+# nothing is installed, and apt is not touched, when all are present.
 set -euo pipefail
 
 need=()
@@ -16,6 +17,8 @@ command -v "${MVN:-mvn}" >/dev/null || need+=(maven)
 command -v "${JAVAC:-javac}" >/dev/null || need+=(default-jdk-headless)
 command -v "${PYTHON:-python3}" >/dev/null || need+=(python3)
 "${PYTHON:-python3}" -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
 if ((${#need[@]} == 0)); then
 	exit 0
 fi

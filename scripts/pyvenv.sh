@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs one pinned PyPI requirement into a Python virtual environment
+# Installs pinned PyPI requirements into a Python virtual environment
 #   $BIN/<name>/<version>/venv/
-# with pip, so a second run downloads nothing; scripts/moto.sh and
-# scripts/mcp-python.sh are its callers.
+# with pip, so a second run downloads nothing; scripts/moto.sh,
+# scripts/mcp-python.sh and scripts/pg-python.sh are its callers.
 #
-#   scripts/pyvenv.sh NAME VERSION REQUIREMENT CHECK...
+#   scripts/pyvenv.sh NAME VERSION REQUIREMENTS CHECK...
 #
+# REQUIREMENTS is one pip requirement or several separated by spaces
+# (`psycopg[binary]==3.3.9 sqlalchemy==2.1.9`), installed together.
 # CHECK is a command run inside the venv's bin/ once installed (it must
 # succeed for the install to count): `moto_server --help`, `python -c
 # 'import mcp'`.
@@ -60,7 +62,8 @@ rm -rf "$dest/venv" "$dest/.complete"
 log "creating a virtual environment with $("$PYTHON" --version 2>&1)"
 "$PYTHON" -m venv "$dest/venv"
 log "installing $want"
-if ! "$dest/venv/bin/python" -m pip install --quiet --disable-pip-version-check "$want" >"$dest/pip.log" 2>&1; then
+# shellcheck disable=SC2086 # several requirements are separate words
+if ! "$dest/venv/bin/python" -m pip install --quiet --disable-pip-version-check $want >"$dest/pip.log" 2>&1; then
 	log "pip install $want failed:"
 	tail -n 5 "$dest/pip.log" >&2
 	exit 1

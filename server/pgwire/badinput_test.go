@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,7 +44,29 @@ type rawConn struct {
 
 func dialRaw(t *testing.T, addr string) *rawConn {
 	t.Helper()
-	nc, err := net.Dial("tcp", addr)
+	return dialRawWith(t, addr, net.Dialer{})
+}
+
+// dialSmallBuffer connects with a 64 KiB receive buffer set before the
+// handshake, which also turns off the kernel's receive-buffer autotuning:
+// loopback buffers may otherwise grow to tcp_rmem's maximum (32 MiB on
+// some hosts) and hold a whole answer that the client never reads.
+func dialSmallBuffer(t *testing.T, addr string) *rawConn {
+	t.Helper()
+	return dialRawWith(t, addr, net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		if err := rc.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
+		}); err != nil {
+			return err
+		}
+		return serr
+	}})
+}
+
+func dialRawWith(t *testing.T, addr string, d net.Dialer) *rawConn {
+	t.Helper()
+	nc, err := d.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,8 +183,9 @@ func TestBadInputClosesTheConnectionOnly(t *testing.T) {
 // the write timeout; others are served meanwhile.
 func TestSlowClient(t *testing.T) {
 	f := newWideFixture(t, Options{WriteTimeout: 300 * time.Millisecond})
-	r := dialRaw(t, f.addr)
+	r := dialSmallBuffer(t, f.addr)
 	r.startup(t)
+	slow := f.openConnections() // the fixture is fresh: only r's connection
 	if _, err := r.Write(encode(&pgproto3.Query{String: "SELECT wide_k, wide_pad FROM wide.wide LIMIT 100000"})); err != nil {
 		t.Fatal(err)
 	}
@@ -180,17 +204,47 @@ func TestSlowClient(t *testing.T) {
 		t.Fatal("another connection was not served while a client did not read")
 	}
 	wg.Wait()
-	time.Sleep(time.Second) // well past the write timeout
-	// The stuck connection was closed: reading now ends (after the rows
-	// the socket buffers held) instead of blocking.
+	// The server ends the stuck connection once a write has waited past
+	// the write timeout; how soon that is depends on how fast the engine
+	// fills the socket buffers, so wait for the fact rather than a time.
+	deadline := time.Now().Add(60 * time.Second)
+	for f.stillOpen(slow) {
+		if time.Now().After(deadline) {
+			t.Fatal("the connection of a client that stopped reading stayed open for 60 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Reading now ends (after the rows the socket buffers held) instead of
+	// blocking, and ends short of the whole answer.
 	_ = r.SetReadDeadline(time.Now().Add(20 * time.Second))
 	n, err := io.Copy(io.Discard, r)
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		t.Fatalf("the connection of a client that stopped reading stayed open (%d bytes read)", n)
+		t.Fatalf("the closed connection did not end (%d bytes read)", n)
 	}
 	if n >= 100000*200 {
 		t.Errorf("read %d bytes: the whole answer was sent, so the client was not slow", n)
 	}
+}
+
+// openConnections is the set of the endpoint's open connections.
+func (f *fixture) openConnections() map[uint32]bool {
+	f.ep.mu.Lock()
+	defer f.ep.mu.Unlock()
+	open := map[uint32]bool{}
+	for pid := range f.ep.conns {
+		open[pid] = true
+	}
+	return open
+}
+
+// stillOpen reports whether any connection of set is still open.
+func (f *fixture) stillOpen(set map[uint32]bool) bool {
+	for pid := range f.openConnections() {
+		if set[pid] {
+			return true
+		}
+	}
+	return false
 }
 
 type wideFixture struct{ *fixture }
@@ -230,9 +284,10 @@ semantic_model:
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- New(srv, opts).Serve(ctx, ln) }()
+	ep := New(srv, opts)
+	go func() { done <- ep.Serve(ctx, ln) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return &wideFixture{&fixture{eng: f.eng, srv: srv, http: f.http, addr: ln.Addr().String()}}
+	return &wideFixture{&fixture{eng: f.eng, srv: srv, http: f.http, addr: ln.Addr().String(), ep: ep}}
 }
 
 // The message decoder and the connection state machine take any bytes:

@@ -658,8 +658,9 @@ func (ev *evaluator) eval(n *pg_query.Node, f *frame) (any, error) {
 		}
 		return nil, nil
 	case n.GetParamRef() != nil:
-		return ev.params.value(int(n.GetParamRef().GetNumber()), oidText)
+		return catalogParam(ev.params.value(int(n.GetParamRef().GetNumber()), oidText))
 	case n.GetTypeCast() != nil:
+		castParam(ev.params, n.GetTypeCast())
 		v, err := ev.eval(n.GetTypeCast().GetArg(), f)
 		if err != nil {
 			return nil, err
@@ -739,8 +740,8 @@ func (ev *evaluator) cast(v any, tc *pg_query.TypeCast) (any, error) {
 			if !found {
 				schema, name = "", schema
 			}
-			if oid, ok := catalogRelationOIDs[strings.ToLower(name)]; ok && (schema == "" || strings.EqualFold(schema, "pg_catalog")) {
-				return int64(oid), nil
+			if oid, ok := systemRelOID(schema, name); ok {
+				return oid, nil
 			}
 			for i, t := range ev.cat.tables {
 				if strings.EqualFold(t.Name, name) && (schema == "" || strings.EqualFold(t.Schema, schema)) {
@@ -1192,6 +1193,8 @@ func (ev *evaluator) call(fc *pg_query.FuncCall, f *frame) (any, error) {
 		return strings.ToUpper(fmt.Sprint(arg(0))), nil
 	case "quote_ident":
 		return `"` + strings.ReplaceAll(fmt.Sprint(arg(0)), `"`, `""`) + `"`, nil
+	case "like_escape": // LIKE ... ESCAPE
+		return likeEscape(arg(0), arg(1)), nil
 	case "concat":
 		var b strings.Builder
 		for _, a := range args {

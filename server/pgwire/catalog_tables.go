@@ -150,12 +150,6 @@ func (c *catalog) relation(schema, name, user, database string) (*relation, bool
 	return nil, false
 }
 
-// catalogRelationOIDs are the fixed OIDs of the system catalogs
-// (pg_class.dat), for 'pg_class'::regclass: pgjdbc's getTables and
-// getColumns match pg_description.classoid against it.
-var catalogRelationOIDs = map[string]uint32{"pg_class": oidPgClass, "pg_namespace": 2615, "pg_attribute": 1249, "pg_type": 1247,
-	"pg_proc": 1255, "pg_description": 2609, "pg_constraint": 2606, "pg_index": 2610, "pg_database": 1262, "pg_attrdef": 2604}
-
 var pgTypname = map[uint32]string{oidBool: "bool", oidInt8: "int8", oidInt4: "int4", oidInt2: "int2", oidText: "text", oidOID: "oid",
 	oidFloat8: "float8", oidVarchar: "varchar", oidDate: "date", oidTime: "time", oidTimestamp: "timestamp", oidTimestampTz: "timestamptz",
 	oidNumeric: "numeric", oidName: "name", oidChar: "char"}

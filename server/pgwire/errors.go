@@ -37,6 +37,7 @@ const (
 	codeInternal         = "XX000" // internal_error
 	codeNoPrepared       = "26000" // invalid_sql_statement_name
 	codeNoPortal         = "34000" // invalid_cursor_name
+	codeNoTransaction    = "25P01" // no_active_sql_transaction (SAVEPOINT outside BEGIN)
 )
 
 // sqlError is an error the client receives as an ErrorResponse.

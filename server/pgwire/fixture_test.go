@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
 )
@@ -23,10 +24,14 @@ const (
 )
 
 type fixture struct {
-	eng  *duckdb.Engine
+	eng *duckdb.Engine
+	// hand is the server's engine, which answers hand-written SQL
+	// (handRows); nil: eng.
+	hand engine.Engine
 	srv  *server.Server
 	http *httptest.Server
 	addr string // the SQL endpoint
+	ep   *Endpoint
 }
 
 // newFixture serves shop and slow over HTTP and SQL; governed: shop is
@@ -47,6 +52,18 @@ func newFixture(t testing.TB, governed bool, opts Options) *fixture {
 	if err := eng.Exec(ctx, string(tables)); err != nil {
 		t.Fatal(err)
 	}
+	f := newServedFixture(t, eng, governed, opts)
+	f.eng = eng
+	return f
+}
+
+// newServedFixture serves shop and slow over HTTP and SQL from eng,
+// which holds the tables of ../testdata/shop.sql; governed as for
+// newFixture. handRows reads eng.
+func newServedFixture(t testing.TB, eng engine.Engine, governed bool, opts Options) *fixture {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	cfg := server.Config{Engine: eng}
 	slow, err := server.LoadModelFiles([]string{"../testdata/slow.yaml"}, compiler.CompileOptions{})
 	if err != nil {
@@ -87,14 +104,15 @@ func newFixture(t testing.TB, governed bool, opts Options) *fixture {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- New(srv, opts).Serve(ctx, ln) }()
+	ep := New(srv, opts)
+	go func() { done <- ep.Serve(ctx, ln) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	return &fixture{eng: eng, srv: srv, http: hs, addr: ln.Addr().String()}
+	return &fixture{hand: eng, srv: srv, http: hs, addr: ln.Addr().String(), ep: ep}
 }
 
 // url is a libpq connection URL for the endpoint; password "" sends none.

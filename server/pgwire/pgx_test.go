@@ -17,6 +17,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/ossie-dev/ossie/engine"
 )
 
 // norm maps a value of any client or engine onto one comparable form:
@@ -136,7 +138,11 @@ func simpleRows(t *testing.T, c *pgx.Conn, sql string) [][]any {
 // handRows runs hand-written SQL on the engine directly.
 func (f *fixture) handRows(t *testing.T, sql string) [][]any {
 	t.Helper()
-	res, err := f.eng.Query(context.Background(), sql, 1000)
+	var eng engine.Engine = f.eng
+	if f.hand != nil {
+		eng = f.hand
+	}
+	res, err := eng.Query(context.Background(), sql, 1000)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}

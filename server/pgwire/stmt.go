@@ -121,8 +121,21 @@ func (c *conn) transaction(t *pg_query.TransactionStmt) (*result, error) {
 		return &result{tag: "COMMIT", apply: func() error { c.tx = 'I'; return nil }}, nil
 	case pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK:
 		return &result{tag: "ROLLBACK", apply: func() error { c.tx = 'I'; return nil }}, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg_query.TransactionStmtKind_TRANS_STMT_RELEASE, pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		// Nothing a read-only session does needs undoing, so a savepoint
+		// is only checked for its place, as PostgreSQL does; psycopg's
+		// nested transactions (SQLAlchemy's first connect) send them.
+		tag := map[pg_query.TransactionStmtKind]string{
+			pg_query.TransactionStmtKind_TRANS_STMT_SAVEPOINT:   "SAVEPOINT",
+			pg_query.TransactionStmtKind_TRANS_STMT_RELEASE:     "RELEASE",
+			pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO: "ROLLBACK",
+		}[t.GetKind()]
+		if c.tx != 'T' {
+			return nil, refusef(codeNoTransaction, "%s can only be used in transaction blocks", tag)
+		}
+		return &result{tag: tag}, nil
 	}
-	return nil, refusef(codeFeature, "this transaction statement (savepoints, prepared transactions)")
+	return nil, refusef(codeFeature, "this transaction statement (prepared transactions)")
 }
 
 func (c *conn) setStmt(s *pg_query.VariableSetStmt) (*result, error) {
