@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -379,5 +380,29 @@ func TestJDBCGovernedCaller(t *testing.T) {
 	_ = json.Unmarshal(out[6], &refused)
 	if refused.Error == nil || refused.Error.SQLState != codeAuth {
 		t.Errorf("a wrong token: %s", out[6])
+	}
+}
+
+// The JDBC URL of docs/sql-api.md's recipe, the token in the URL and
+// TLS required: it connects to an endpoint with a certificate and
+// answers; an endpoint without one is refused by the driver.
+func TestJDBCRecipeURL(t *testing.T) {
+	f := newFixture(t, true, Options{TLS: &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}})
+	plain := newFixture(t, false, Options{})
+	recipe := func(addr, token string) []string {
+		return []string{"connect", "jdbc:postgresql://" + addr + "/ossie?user=bi&password=" + token + "&sslmode=require", "-", ""}
+	}
+	out := f.jdbc(t, recipe(f.addr, tokenState), []string{"query", `SELECT customers_state, order_count FROM shop.shop GROUP BY 1 ORDER BY 1`},
+		recipe(plain.addr, ""))
+	var a jdbcAnswer
+	decodeJDBC(t, out[1], &a)
+	http := f.httpRows(t, "shop", `{"metrics":["order_count"],"dimensions":["customers.state"],"order_by":[{"key":"customers.state"}]}`, tokenState)
+	if err := sameRows(a.Rows, http); err != nil {
+		t.Errorf("over TLS with the recipe's URL: %v", err)
+	}
+	var refused jdbcAnswer
+	_ = json.Unmarshal(out[2], &refused)
+	if refused.Error == nil || !strings.Contains(refused.Error.Message, "SSL") {
+		t.Errorf("sslmode=require against an endpoint without a certificate: %s", out[2])
 	}
 }

@@ -22,7 +22,8 @@ import org.postgresql.PGStatement;
  *
  * Input: one command a line on stdin, fields separated by tabs (no field holds
  * a tab or a newline):
- *   connect  URL USER PASSWORD     open the connection (the password is a token)
+ *   connect  URL USER PASSWORD     open the connection (the password is a token);
+ *                                  USER "-": user and password from the URL alone
  *   metadata SCHEMA_PATTERN        DatabaseMetaData.getSchemas, getTables, getColumns
  *   query    SQL                   Statement.executeQuery
  *   prepared TIMES SQL PARAM...    one PreparedStatement executed TIMES times;
@@ -61,14 +62,20 @@ public final class JdbcProbe {
     }
 
     private static void run(String[] f, StringBuilder out) throws Exception {
+        if (conn == null && !f[0].equals("connect")) {
+            throw new SQLException("not connected", "08003");
+        }
         switch (f[0]) {
             case "connect": {
                 if (conn != null) {
                     conn.close();
                 }
+                conn = null;
                 Properties p = new Properties();
-                p.setProperty("user", f[2]);
-                p.setProperty("password", f[3]);
+                if (!f[2].equals("-")) {
+                    p.setProperty("user", f[2]);
+                    p.setProperty("password", f[3]);
+                }
                 conn = DriverManager.getConnection(f[1], p);
                 DatabaseMetaData md = conn.getMetaData();
                 out.append("{\"product\":").append(str(md.getDatabaseProductName()))
