@@ -406,3 +406,30 @@ func TestJDBCRecipeURL(t *testing.T) {
 		t.Errorf("sslmode=require against an endpoint without a certificate: %s", out[2])
 	}
 }
+
+// With a fetch size in a transaction pgjdbc reads an answer a few rows
+// at a time (Execute with a row limit, PortalSuspended between pages):
+// all rows arrive, in order, as over HTTP.
+func TestJDBCFetchSize(t *testing.T) {
+	f := newFixture(t, false, Options{})
+	out := f.jdbc(t, f.connectCmd("", ""),
+		[]string{"fetch", "2", `SELECT orders_order_id, orders_status, revenue FROM shop.shop GROUP BY 1, 2 ORDER BY 1`},
+		[]string{"query", `SELECT order_count FROM shop.shop`})
+	var a jdbcAnswer
+	decodeJDBC(t, out[1], &a)
+	http := f.httpRows(t, "shop", `{"metrics":["revenue"],"dimensions":["orders.order_id","orders.status"],"order_by":[{"key":"orders.order_id"}]}`, "")
+	if len(http) < 5 {
+		t.Fatalf("%d rows: too few for pages of 2", len(http))
+	}
+	if err := sameRows(a.Rows, http); err != nil {
+		t.Errorf("fetch size 2 vs HTTP: %v", err)
+	}
+	if err := sameRows(a.Rows, f.handRows(t, `SELECT order_id, status, SUM(amount) FROM orders GROUP BY 1, 2 ORDER BY 1`)); err != nil {
+		t.Errorf("fetch size 2 vs hand-written SQL: %v", err)
+	}
+	var after jdbcAnswer
+	decodeJDBC(t, out[2], &after)
+	if len(after.Rows) != 1 {
+		t.Errorf("after the transaction: %v", after.Rows)
+	}
+}

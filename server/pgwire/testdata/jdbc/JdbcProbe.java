@@ -29,6 +29,9 @@ import org.postgresql.PGStatement;
  *   prepared TIMES SQL PARAM...    one PreparedStatement executed TIMES times;
  *                                  PARAM is s:text (setString), i:int (setInt),
  *                                  d:yyyy-mm-dd (setDate), n:decimal (setBigDecimal)
+ *   fetch    SIZE SQL              Statement.executeQuery with setFetchSize(SIZE) in a
+ *                                  transaction: pgjdbc reads the rows SIZE at a time
+ *                                  (Execute row limits, PortalSuspended)
  *   cancel   SQL DELAY_MS          Statement.cancel() from another thread after DELAY_MS
  * Output: one JSON object a line per command, or {"error":{"sqlstate":..,"message":..}}.
  * Values print as JSON: numbers as numbers (BigDecimal exactly), dates as
@@ -134,6 +137,19 @@ public final class JdbcProbe {
                         }
                     }
                     out.append("]}");
+                }
+                return;
+            }
+            case "fetch": {
+                conn.setAutoCommit(false);
+                try (Statement st = conn.createStatement()) {
+                    st.setFetchSize(Integer.parseInt(f[1]));
+                    try (ResultSet rs = st.executeQuery(f[2])) {
+                        result(rs, out);
+                    }
+                } finally {
+                    conn.commit();
+                    conn.setAutoCommit(true);
                 }
                 return;
             }
