@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python pyclient pg-python node-pg test differential bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
+.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python pyclient pg-python node-pg pgjdbc test differential bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -49,6 +49,9 @@ pyclient: ## install the Python client with pyarrow, pandas and pytest into bin/
 moto: ## install moto's server mode, the Glue implementation the Glue tests run against, into bin/moto/ (about 320 MB, once)
 	@BIN=$(BIN) scripts/moto.sh >/dev/null
 
+pgjdbc: ## fetch the PostgreSQL JDBC driver into bin/pgjdbc/ and compile the SQL endpoint's JDBC test program (about 1 MB, once)
+	@BIN=$(BIN) scripts/pgjdbc.sh >/dev/null
+
 mcp-python: ## install the official MCP Python SDK the MCP client test drives /mcp with, into bin/mcp-python/ (about 70 MB, once)
 	@BIN=$(BIN) scripts/mcp-python.sh >/dev/null
 
@@ -65,10 +68,11 @@ node-pg: ## install node-postgres (npm pg), the Node.js client the SQL endpoint'
 # 80 s cold) and moto and the MCP Python SDK through pip (scripts/moto.sh, 1-3 min cold;
 # scripts/mcp-python.sh, about 40 s cold; scripts/pg-python.sh, about 40 s
 # cold), node-postgres through npm (scripts/node-pg.sh, about 10 s cold),
+# pgjdbc through Maven (scripts/pgjdbc.sh, about 30 s cold),
 # so their suites must run, never skip.
 test: ## go vet + every test (fuzz targets run their seed corpus only)
 	$(GO) vet ./...
-	scripts/install-deps.sh                   # PostgreSQL 15 server binaries, Maven, python3-venv and Node.js, when missing
+	scripts/install-deps.sh                   # PostgreSQL 15 server binaries, Maven, a JDK, python3-venv and Node.js, when missing
 	scripts/install-chromium.sh >/dev/null   # the web explorer test drives headless Chromium
 	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 OSSIE_REQUIRE_BROWSER=1 OSSIE_REQUIRE_PSQL=1 \
 		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
@@ -78,6 +82,7 @@ test: ## go vet + every test (fuzz targets run their seed corpus only)
 		OSSIE_PYCLIENT_HOME=$$(BIN=$(BIN) scripts/pyclient.sh | tail -n1) OSSIE_REQUIRE_PYCLIENT=1 \
 		OSSIE_PG_PYTHON_HOME=$$(BIN=$(BIN) scripts/pg-python.sh | tail -n1) OSSIE_REQUIRE_PG_PYTHON=1 \
 		OSSIE_NODE_PG_HOME=$$(BIN=$(BIN) scripts/node-pg.sh | tail -n1) OSSIE_REQUIRE_NODE_PG=1 \
+		OSSIE_PGJDBC_HOME=$$(BIN=$(BIN) scripts/pgjdbc.sh | tail -n1) OSSIE_REQUIRE_PGJDBC=1 \
 		$(GO) test -timeout $(TEST_TIMEOUT) ./...
 # The chart tests are a module of their own (test/chart/go.mod): Helm's dependencies stay out of ours.
 	cd test/chart && $(GO) vet ./... && KUBEBUILDER_ASSETS=$$(cd ../.. && BIN=$(BIN) scripts/kube-tools.sh | tail -n1) \

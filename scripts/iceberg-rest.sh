@@ -22,6 +22,8 @@ BIN=${BIN:-bin}
 MVN=${MVN:-mvn}
 version=${ICEBERG_REST_VERSION:-1.10.0}
 pom="$root/scripts/iceberg-rest/pom.xml"
+# shellcheck source=scripts/mvn-copy.sh
+source "$root/scripts/mvn-copy.sh"
 
 log() { printf 'iceberg-rest: %s\n' "$*" >&2; }
 
@@ -47,15 +49,8 @@ fi
 
 start=$(date +%s)
 log "resolving Iceberg $version REST catalog fixture and its dependencies"
-rm -rf "$dest/lib" "$dest/.complete" "$dest/lib.new"
-if ! "$MVN" -B -q -f "$pom" -Diceberg.version="$version" dependency:copy-dependencies \
-	-DincludeScope=runtime -DoutputDirectory="$dest/lib.new" >"$dest/mvn.log" 2>&1; then
-	log "mvn dependency:copy-dependencies failed:"
-	grep -E 'ERROR' "$dest/mvn.log" | head -5 >&2
-	exit 1
-fi
-mv "$dest/lib.new" "$dest/lib"
-rm -f "$dest/mvn.log"
+rm -f "$dest/.complete"
+mvn_copy_dependencies "$pom" "$dest/lib" -Diceberg.version="$version"
 echo "$want" >"$dest/.complete"
 log "installed $(ls "$dest/lib" | wc -l) jars ($(du -sh "$dest/lib" | cut -f1)) in $(($(date +%s) - start))s"
 echo "$dest"

@@ -2,7 +2,9 @@
 # Installs the Debian packages the test suites need when a machine lacks
 # them: the PostgreSQL 15 server binaries (test/pgtest starts its own
 # server from /usr/lib/postgresql/15/bin), Maven (scripts/trino.sh
-# fetches Trino with `mvn dependency:copy`) and Python's venv module
+# fetches Trino with `mvn dependency:copy`), a JDK (scripts/pgjdbc.sh
+# compiles the JDBC client test with javac; Maven alone brings a JRE),
+# Python's venv module
 # (scripts/moto.sh installs moto into a virtual environment; Debian ships
 # it apart as python3-venv) and Node.js with npm (scripts/node-pg.sh
 # installs node-postgres for the SQL endpoint's client test). Idempotent:
@@ -12,6 +14,7 @@ set -euo pipefail
 need=()
 [[ -x /usr/lib/postgresql/15/bin/initdb ]] || need+=(postgresql-15)
 command -v "${MVN:-mvn}" >/dev/null || need+=(maven)
+command -v "${JAVAC:-javac}" >/dev/null || need+=(default-jdk-headless)
 command -v "${PYTHON:-python3}" >/dev/null || need+=(python3)
 "${PYTHON:-python3}" -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 command -v node >/dev/null || need+=(nodejs)

@@ -251,7 +251,7 @@ type wideFixture struct{ *fixture }
 
 // newWideFixture adds the model wide (100,000 distinct rows of 200 bytes)
 // to the ungoverned fixture, for answers larger than socket buffers.
-func newWideFixture(t *testing.T, opts Options) *wideFixture {
+func newWideFixture(t testing.TB, opts Options) *wideFixture {
 	f := newFixture(t, false, opts)
 	if err := f.eng.Exec(context.Background(), `CREATE TABLE wide AS SELECT range AS k, repeat('x', 200) AS pad FROM range(200000)`); err != nil {
 		t.Fatal(err)

@@ -67,6 +67,8 @@ type frame struct {
 	rels  []*relation
 	vals  [][]any
 	outer *frame
+	// window holds the row's window function values (catalog_window.go).
+	window map[*pg_query.FuncCall]any
 }
 
 func (c *conn) catalogQuery(s *pg_query.SelectStmt, params *paramSet) (*result, error) {
@@ -153,6 +155,9 @@ func (ev *evaluator) query(s *pg_query.SelectStmt, outer *frame) (*relation, err
 	if len(s.GetGroupClause()) > 0 {
 		return nil, refusef(codeFeature, "GROUP BY in a catalog query")
 	}
+	if err := ev.windows(targets, kept); err != nil {
+		return nil, err
+	}
 	type sorted struct {
 		row  []any
 		keys []any
@@ -190,18 +195,7 @@ func (ev *evaluator) query(s *pg_query.SelectStmt, outer *frame) (*relation, err
 		rows = uniq
 	}
 	if sc := s.GetSortClause(); len(sc) > 0 {
-		slices.SortStableFunc(rows, func(a, b sorted) int {
-			for i, sb := range sc {
-				c := compareNullsLast(a.keys[i], b.keys[i])
-				if sb.GetSortBy().GetSortbyDir() == pg_query.SortByDir_SORTBY_DESC {
-					c = -c
-				}
-				if c != 0 {
-					return c
-				}
-			}
-			return 0
-		})
+		slices.SortStableFunc(rows, func(a, b sorted) int { return compareSortKeys(sc, a.keys, b.keys) })
 	}
 	off := 0
 	if n := s.GetLimitOffset(); n != nil {
@@ -600,7 +594,8 @@ func (ev *evaluator) typeOf(n *pg_query.Node, f *frame) uint32 {
 var funcTypes = map[string]uint32{"count": oidInt8, "pg_backend_pid": oidInt4, "pg_table_is_visible": oidBool, "pg_type_is_visible": oidBool,
 	"has_table_privilege": oidBool, "has_schema_privilege": oidBool, "has_database_privilege": oidBool, "pg_is_in_recovery": oidBool,
 	"pg_relation_size": oidInt8, "pg_total_relation_size": oidInt8, "pg_has_role": oidBool, "has_column_privilege": oidBool,
-	"pg_function_is_visible": oidBool, "current_schemas": oidText, "array_lower": oidInt4, "array_upper": oidInt4}
+	"pg_function_is_visible": oidBool, "current_schemas": oidText, "array_lower": oidInt4, "array_upper": oidInt4,
+	"row_number": oidInt8}
 
 func castType(tc *pg_query.TypeCast) (uint32, bool) {
 	names := tc.GetTypeName().GetNames()
@@ -1112,6 +1107,9 @@ func (ev *evaluator) subLink(s *pg_query.SubLink, f *frame) (any, error) {
 // call evaluates the functions catalog queries use.
 func (ev *evaluator) call(fc *pg_query.FuncCall, f *frame) (any, error) {
 	name := funcName(fc)
+	if fc.GetOver() != nil {
+		return f.window[fc], nil
+	}
 	var args []any
 	for _, a := range fc.GetArgs() {
 		v, err := ev.eval(a, f)

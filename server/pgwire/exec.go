@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -88,6 +89,9 @@ func (c *conn) sendRows(res *result, rows [][]any, formats []int16, maxRows int,
 			return err
 		}
 	}
+	if err := w.finish(); err != nil {
+		return err
+	}
 	if pt != nil {
 		pt.sent = end
 	}
@@ -104,15 +108,25 @@ func (c *conn) sendRows(res *result, rows [][]any, formats []int16, maxRows int,
 }
 
 // rowWriter sends an answer's rows as DataRows, in the columns' order
-// and formats.
+// and formats. It encodes them into its own buffer and writes that to the
+// connection every flushEvery bytes, so rows flow while the engine still
+// produces them and the buffer is reused: pgproto3's Backend shrinks its
+// write buffer to 1 KiB after each flush, which would regrow it by
+// doubling for every 64 KiB of rows (81 MB of allocations for a 17 MB
+// answer, BenchmarkLargeAnswer). Messages queued on the Backend before
+// the rows (RowDescription) are flushed first; the rows still buffered
+// are written by End (and finish), before CommandComplete is queued.
 type rowWriter struct {
 	c       *conn
 	cols    []outCol
 	formats []int16
 	n       int
-	pending int
 	vals    [][]byte
-	buf     []byte
+	offs    []int
+	buf     []byte // one row's values
+	msg     pgproto3.DataRow
+	out     []byte // encoded DataRows not yet written
+	flushed bool   // the Backend's queued messages went out
 }
 
 func (w *rowWriter) Begin(cols []server.ResultColumn) error {
@@ -129,11 +143,11 @@ func (w *rowWriter) Row(r []any) error {
 		w.vals = make([][]byte, len(w.cols))
 	}
 	w.buf = w.buf[:0]
-	offs := make([]int, 0, 2*len(w.cols))
+	w.offs = w.offs[:0]
 	for i, col := range w.cols {
 		v := r[col.src]
 		if v == nil {
-			offs = append(offs, -1, -1)
+			w.offs = append(w.offs, -1, -1)
 			continue
 		}
 		start := len(w.buf)
@@ -142,30 +156,56 @@ func (w *rowWriter) Row(r []any) error {
 		if err != nil {
 			return &sqlError{Code: codeDatatype, Message: fmt.Sprintf("column %q: value %v does not encode as %s: %v", col.Name, v, typeName(col.OID), err)}
 		}
-		offs = append(offs, start, len(w.buf))
+		w.offs = append(w.offs, start, len(w.buf))
 	}
 	for i := range w.cols {
-		if offs[2*i] < 0 {
+		if w.offs[2*i] < 0 {
 			w.vals[i] = nil
 		} else {
-			w.vals[i] = w.buf[offs[2*i]:offs[2*i+1]:offs[2*i+1]]
+			w.vals[i] = w.buf[w.offs[2*i]:w.offs[2*i+1]:w.offs[2*i+1]]
 		}
 	}
-	w.c.be.Send(&pgproto3.DataRow{Values: w.vals})
+	w.msg.Values = w.vals
+	out, err := w.msg.Encode(w.out)
+	if err != nil {
+		return &sqlError{Code: codeLimit, Message: err.Error()}
+	}
+	w.out = out
 	w.n++
-	w.pending += len(w.buf) + 8*len(w.cols)
-	if w.pending >= flushEvery {
-		w.pending = 0
-		if err := w.c.flush(); err != nil {
-			return &connError{err}
-		}
+	if len(w.out) >= flushEvery {
+		return w.finish()
 	}
 	return nil
 }
 
-// End refuses a cut answer: the rows sent are followed by an error, so a
-// client never takes a truncated answer for a complete one.
+// finish writes the rows still buffered, after what the Backend had
+// queued, within the write timeout.
+func (w *rowWriter) finish() error {
+	if len(w.out) == 0 {
+		return nil
+	}
+	if !w.flushed {
+		w.flushed = true
+		if err := w.c.flush(); err != nil {
+			return &connError{err}
+		}
+	}
+	_ = w.c.nc.SetWriteDeadline(time.Now().Add(w.c.e.opts.WriteTimeout))
+	_, err := w.c.nc.Write(w.out)
+	w.out = w.out[:0]
+	if err != nil {
+		return &connError{err}
+	}
+	return nil
+}
+
+// End writes the last rows, then refuses a cut answer: the rows sent are
+// followed by an error, so a client never takes a truncated answer for a
+// complete one.
 func (w *rowWriter) End(rowCount int, truncated bool) error {
+	if err := w.finish(); err != nil {
+		return err
+	}
 	if truncated {
 		return &sqlError{Code: codeLimit, Message: fmt.Sprintf("the answer has more than %d rows, the server's row cap: add LIMIT, or filters", rowCount),
 			Hint: "rows already sent are incomplete"}

@@ -270,3 +270,22 @@ func TestColumnNamesAndTypes(t *testing.T) {
 		t.Errorf("columns %v, want %v", got, want)
 	}
 }
+
+// The catalog queries of pgjdbc's getTables and getColumns: a system
+// catalog's name as a regclass is its fixed OID, and row_number() OVER
+// (PARTITION BY ... ORDER BY ...) numbers each table's columns.
+func TestCatalogRegclassAndRowNumber(t *testing.T) {
+	f := newFixture(t, false, Options{})
+	c := f.connect(t, "")
+	_, rows := sqlRows(t, c, `SELECT 'pg_class'::regclass::oid, 'pg_catalog.pg_namespace'::regclass::oid`)
+	if err := sameRows(rows, [][]any{{uint32(1259), uint32(2615)}}); err != nil {
+		t.Errorf("regclass: %v", err)
+	}
+	_, rows = sqlRows(t, c, `SELECT * FROM (SELECT c.relname, a.attname, row_number() OVER (PARTITION BY a.attrelid ORDER BY a.attnum DESC) AS n
+		FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid WHERE c.relname IN ('shop', 'slow')) x
+		WHERE n <= 2 ORDER BY relname, n`)
+	want := [][]any{{"shop", "avg_amount", int64(1)}, {"shop", "revenue", int64(2)}, {"slow", "rows", int64(1)}, {"slow", "big_k", int64(2)}}
+	if err := sameRows(rows, want); err != nil {
+		t.Errorf("row_number: %v", err)
+	}
+}

@@ -213,6 +213,32 @@ func (e *encoder) encode(oid uint32, format int16, v any, buf []byte) ([]byte, e
 	return out, nil
 }
 
+// dateTimeParam reads the text forms PostgreSQL's date and timestamp
+// input accepts with a zone offset, as drivers send them: pgjdbc's
+// setDate sends "2024-01-01 +00" and setTimestamp "2024-01-01
+// 10:00:00+00" (the JVM zone's offset). As in PostgreSQL, a date keeps
+// its day and a timestamp without time zone its wall clock (the offset
+// is ignored); a timestamptz becomes RFC 3339 (the instant). Other text
+// is returned as is, for the planner to judge.
+func dateTimeParam(oid uint32, s string) string {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{"2006-01-02 -07", "2006-01-02 -07:00", "2006-01-02 15:04:05.999999999-07", "2006-01-02 15:04:05.999999999-07:00",
+		"2006-01-02 15:04:05.999999999 -07", "2006-01-02 15:04:05.999999999 -07:00"} {
+		t, err := time.Parse(layout, s)
+		if err != nil {
+			continue
+		}
+		switch oid {
+		case oidDate:
+			return t.Format("2006-01-02")
+		case oidTimestamp:
+			return t.Format("2006-01-02T15:04:05.999999999")
+		}
+		return t.Format(time.RFC3339Nano)
+	}
+	return s
+}
+
 func parseTime(s string) (time.Time, error) {
 	for _, layout := range []string{"2006-01-02", time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
 		if t, err := time.Parse(layout, s); err == nil {
@@ -273,6 +299,8 @@ func decodeParam(m *pgtype.Map, oid uint32, format int16, src []byte) (any, erro
 				return nil, &sqlError{Code: codeTextRep, Message: fmt.Sprintf("invalid input syntax for type boolean: %q", s)}
 			}
 			return b, nil
+		case oidDate, oidTimestamp, oidTimestampTz:
+			return dateTimeParam(oid, s), nil
 		}
 		return s, nil
 	}

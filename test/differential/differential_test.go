@@ -13,6 +13,7 @@ import (
 
 	"github.com/ossie-dev/ossie/test/differential/dcase"
 	"github.com/ossie-dev/ossie/test/differential/gen"
+	"github.com/ossie-dev/ossie/test/localproc"
 	"github.com/ossie-dev/ossie/test/reference"
 )
 
@@ -59,6 +60,13 @@ var cells = []cell{
 	{name: "rollup", run: func(ctx context.Context, s *session) (Outcome, error) { return RunRollup(ctx, s.c, s.files, s.p) }},
 	httpCell("http-json", "json", false), httpCell("http-csv", "csv", false), httpCell("http-arrow", "arrow", false),
 	mcpCell("mcp", false),
+	{name: "pgwire", run: func(ctx context.Context, s *session) (Outcome, error) {
+		srv, _, _, refused := s.server(false)
+		if refused != nil {
+			return *refused, nil
+		}
+		return RunWire(ctx, srv, s.c)
+	}},
 	httpCell("kube-json", "json", true), httpCell("kube-csv", "csv", true), httpCell("kube-arrow", "arrow", true),
 	mcpCell("kube-mcp", true),
 }
@@ -151,7 +159,16 @@ func (s *session) start(kube bool) (*Proc, *Outcome) {
 		}
 		srv, err = StartServer(ctx, s.h.bin, t.TempDir(), KubeServerArgs(s.h.kube.Kubeconfig, s.ns, s.p, tokens), ServesModel(s.ns, s.c.ModelName))
 	} else {
-		srv, err = StartServer(ctx, s.h.bin, t.TempDir(), LocalServerArgs(s.c, s.files, s.p, tokens), nil)
+		// The local server also serves the SQL endpoint (the pgwire cell).
+		port, perr := localproc.FreePort()
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		pgAddr := fmt.Sprintf("127.0.0.1:%d", port)
+		srv, err = StartServer(ctx, s.h.bin, t.TempDir(), append(LocalServerArgs(s.c, s.files, s.p, tokens), "--pg-addr", pgAddr), nil)
+		if err == nil {
+			srv.PgAddr = pgAddr
+		}
 	}
 	if err != nil {
 		o := refusal(err.Error())

@@ -56,11 +56,13 @@ func RemoveServerBinary() {
 
 // Proc is a running server process.
 type Proc struct {
-	Addr  string
-	Token string // bearer token of the case's caller, "" ungoverned
-	cmd   *exec.Cmd
-	done  chan struct{}
-	log   string
+	Addr string
+	// PgAddr is the SQL endpoint's address (--pg-addr), "" when not served.
+	PgAddr string
+	Token  string // bearer token of the case's caller, "" ungoverned
+	cmd    *exec.Cmd
+	done   chan struct{}
+	log    string
 }
 
 // TokensFile writes a tokens file mapping one fresh token to the caller's
