@@ -1,7 +1,6 @@
 package ossiectl
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,7 +14,8 @@ import (
 
 // writeAnswer prints resp as an aligned table (metrics right-aligned, a
 // row count footer that says when the answer was truncated), as the JSON
-// the HTTP API returns, or as CSV with a header row.
+// the HTTP API returns, or as the CSV the HTTP API returns
+// (server.CSVWriter).
 func writeAnswer(w io.Writer, format string, resp *server.Response) error {
 	switch format {
 	case "json":
@@ -24,27 +24,16 @@ func writeAnswer(w io.Writer, format string, resp *server.Response) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(resp)
 	case "csv":
-		cw := csv.NewWriter(w)
-		header := make([]string, len(resp.Columns))
-		for i, c := range resp.Columns {
-			header[i] = c.Name
-		}
-		if err := cw.Write(header); err != nil {
+		cw := server.NewCSVWriter(w)
+		if err := cw.Header(resp.Columns); err != nil {
 			return err
 		}
 		for _, r := range resp.Rows {
-			rec := make([]string, len(r))
-			for i, v := range r {
-				if v != nil {
-					rec[i] = cell(v)
-				}
-			}
-			if err := cw.Write(rec); err != nil {
+			if err := cw.Row(r); err != nil {
 				return err
 			}
 		}
-		cw.Flush()
-		return cw.Error()
+		return cw.Flush()
 	}
 	return writeTable(w, resp)
 }
@@ -109,7 +98,7 @@ func writeTable(w io.Writer, resp *server.Response) error {
 	return err
 }
 
-// cell renders one value for table and CSV output.
+// cell renders one value for table output.
 func cell(v any) string {
 	switch x := v.(type) {
 	case string:

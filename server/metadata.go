@@ -130,8 +130,15 @@ func describeModel(a *compiler.Artifact) ModelDetail {
 	for _, r := range a.Relationships {
 		d.Relationships = append(d.Relationships, RelationshipRef{Name: r.Name, From: r.From, To: r.To})
 	}
+	// A metric without datatype is described with the type its answers
+	// report (docs/query-semantics.md, "Answer types"), so the metadata,
+	// the MCP description and the PostgreSQL wire endpoint's column types
+	// agree with the answer.
+	types := compiler.MetricDatatypes(a)
 	for _, m := range a.Metrics {
-		d.Metrics = append(d.Metrics, MetricInfo{Name: m.Name, MetricDoc: m.MetricDoc, Datasets: m.Datasets, MetricType: m.Type, WindowedBy: windowedBy(a, &m)})
+		doc := m.MetricDoc
+		doc.Datatype = types[m.Name].Answer
+		d.Metrics = append(d.Metrics, MetricInfo{Name: m.Name, MetricDoc: doc, Datasets: m.Datasets, MetricType: m.Type, WindowedBy: windowedBy(a, &m)})
 	}
 	return d
 }

@@ -42,6 +42,8 @@ type Planner struct {
 	// fields finds a field by "dataset.field" without scanning the
 	// artifact (models run to thousands of datasets).
 	fields map[string]datasetField
+	// metricTypes are the metrics' answer types, by name.
+	metricTypes map[string]compiler.MetricDatatype
 }
 
 type datasetField struct {
@@ -68,6 +70,7 @@ func New(a *compiler.Artifact) (*Planner, error) {
 	for _, m := range a.Metrics {
 		p.metricNames = append(p.metricNames, m.Name)
 	}
+	p.metricTypes = compiler.MetricDatatypes(a)
 	return p, nil
 }
 

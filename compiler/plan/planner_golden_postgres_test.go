@@ -31,11 +31,7 @@ func TestGoldenPostgres(t *testing.T) {
 func openShopPostgres(t *testing.T) *postgres.Engine {
 	t.Helper()
 	ctx := context.Background()
-	eng, err := postgres.Open(ctx, postgres.Config{DSN: pgtest.Shared(t).NewDatabase(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = eng.Close() })
+	eng := openPostgres(t)
 	ddl, err := os.ReadFile("testdata/shop.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +39,18 @@ func openShopPostgres(t *testing.T) *postgres.Engine {
 	if err := eng.Exec(ctx, string(ddl)); err != nil {
 		t.Fatalf("shop.sql on PostgreSQL: %v", err)
 	}
+	return eng
+}
+
+// openPostgres opens a new, empty database of the shared test
+// PostgreSQL; it closes when the test ends.
+func openPostgres(t *testing.T) *postgres.Engine {
+	t.Helper()
+	eng, err := postgres.Open(context.Background(), postgres.Config{DSN: pgtest.Shared(t).NewDatabase(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close() })
 	return eng
 }
 

@@ -52,6 +52,11 @@ type metricPlan struct {
 	measures []*measure
 	problem  *compiler.Problem
 	datatype ossie.Datatype // the metric's declared or inferred result type
+	// integer: the metric's expression is Integer and it answers Integer
+	// (compiler.MetricDatatype.Integer): the final SELECT casts it to
+	// BIGINT, which the engines' own types for it (NUMERIC, HUGEINT) are
+	// not.
+	integer bool
 	// typ is the metric's type (running total, rolling window, period
 	// over period): combiner is then the per-period value the window node
 	// reads (rewrite_window.go). nil for a plain metric.
@@ -139,16 +144,15 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 	for i := range p.art.Metrics {
 		m := &p.art.Metrics[i]
 		if dep := p.windowedRef(m); dep != "" {
-			pr.metrics[m.Name] = &metricPlan{typ: m.Type, over: dep, datatype: m.Datatype}
+			pr.metrics[m.Name] = p.typed(m, &metricPlan{typ: m.Type, over: dep})
 			continue
 		}
 		if p.reachesWindowed(m, map[string]bool{}) {
 			pw, prob := p.postOf(m, map[string]bool{})
-			pr.metrics[m.Name] = &metricPlan{post: pw, problem: prob, datatype: m.Datatype}
+			pr.metrics[m.Name] = p.typed(m, &metricPlan{post: pw, problem: prob})
 			continue
 		}
-		mp := p.decompose(pr, m, map[string]bool{})
-		mp.datatype = m.Datatype
+		mp := p.typed(m, p.decompose(pr, m, map[string]bool{}))
 		mp.typ = m.Type
 		if m.Type != nil && m.Type.Type == compiler.MetricConversion && mp.problem == nil && len(mp.measures) == 1 {
 			ms := *mp.measures[0]
@@ -186,6 +190,14 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 		pr.metrics[m.Name] = mp
 	}
 	return pr
+}
+
+// typed sets mp's answer type for metric m (compiler.MetricDatatypes):
+// declared, else inferred; and whether it is cast to BIGINT.
+func (p *Planner) typed(m *compiler.ArtifactMetric, mp *metricPlan) *metricPlan {
+	t := p.metricTypes[m.Name]
+	mp.datatype, mp.integer = t.Answer, t.Integer()
+	return mp
 }
 
 // SourceSQL renders a dataset source as a FROM item of dialect d: quoted

@@ -98,11 +98,22 @@ func (r *renderer) statement(proj *project, win *window, where *filter, order *s
 		r.ident(dm.name)
 	}
 	for _, m := range proj.metrics {
-		if m.visible {
-			w.sep(&first)
+		if !m.visible {
+			continue
+		}
+		w.sep(&first)
+		if !m.mp.integer {
 			w.WriteString(`"q".`)
 			r.ident(m.name)
+			continue
 		}
+		// An Integer metric is a BIGINT on every engine (compiler.MetricDatatypes):
+		// PostgreSQL sums integers as NUMERIC and DuckDB as HUGEINT. A value
+		// past int64 fails the statement, as it does on Trino.
+		w.WriteString(`CAST("q".`)
+		r.ident(m.name)
+		w.WriteString(" AS " + r.d.TypeName("BIGINT") + ") AS ")
+		r.ident(m.name)
 	}
 	if r.numbered {
 		w.WriteString(", ROW_NUMBER() OVER (")

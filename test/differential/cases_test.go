@@ -2,7 +2,6 @@ package differential
 
 import (
 	"fmt"
-	"math"
 	"path"
 	"strings"
 	"time"
@@ -29,52 +28,10 @@ var knownFailures = []known{
 	{"case=timezone-no-datatype", "*/*", "", "issue 24 bug 2: the query's timezone is ignored for a time field without datatype (buckets in UTC)", nil},
 	{"case=datetimetz-on-naive", "*/*", "", "issue 24 bug 3: DateTimeTz declared on a naive TIMESTAMP column is answered (OSS5008 only in validate --engine and the operator)", nil},
 	{"case=conversion-expression", "*/*", "", "issue 24 bug 4: a conversion metric's expression (the documented denominator) changes nothing", nil},
-	// Found by this test (case=json-timestamp, rollup/postgres): the
-	// rollup keeps COUNT as a partial and re-aggregates it with SUM, which
-	// PostgreSQL types NUMERIC; the answer reports the column Decimal with
-	// float values where the base tables answer Integer.
-	{"", "rollup/postgres", "datatype Decimal, want Integer", "an Integer COUNT metric answered from a rollup on PostgreSQL comes back Decimal (SUM of the count partial is NUMERIC there)", decimalAsInteger},
-	// Found by this test (seeds 1, 5, 6, 10): a metric without datatype
-	// over SUM of an INTEGER (BIGINT) column, or a derived metric over
-	// one, answers Integer on DuckDB and Trino and Decimal (float values)
-	// on PostgreSQL, whose SUM(bigint) is NUMERIC: the same model's
-	// answer changes type with the engine.
-	{"", "*/postgres", "datatype Decimal, want Integer", "a metric without datatype over SUM of a BIGINT column answers Decimal on PostgreSQL, Integer on DuckDB and Trino (PostgreSQL's SUM(bigint) is NUMERIC)", decimalAsInteger},
 	// Any timestamp in an HTTP JSON answer (bug 1) fails every case with
 	// a time dimension.
 	{"", "http-json/*", "encoding/json: invalid character", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)", nil},
 	{"", "kube-json/*", "encoding/json: invalid character", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)", nil},
-}
-
-// decimalAsInteger reads got's Decimal columns that want as Integer as
-// Integer: integral float64 values become int64 (a fraction stays, and
-// fails the check).
-func decimalAsInteger(want *dcase.Result, got dcase.Result) dcase.Result {
-	if want == nil {
-		return got
-	}
-	wantType := map[string]string{}
-	for _, c := range want.Columns {
-		wantType[c.Name] = c.Datatype
-	}
-	out := dcase.Result{Columns: append([]dcase.ResultColumn(nil), got.Columns...), Total: got.Total}
-	var fix []int
-	for i, c := range out.Columns {
-		if c.Datatype == "Decimal" && wantType[c.Name] == "Integer" {
-			out.Columns[i].Datatype = "Integer"
-			fix = append(fix, i)
-		}
-	}
-	for _, r := range got.Rows {
-		row := append([]any(nil), r...)
-		for _, i := range fix {
-			if f, ok := row[i].(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-				row[i] = int64(f)
-			}
-		}
-		out.Rows = append(out.Rows, row)
-	}
-	return out
 }
 
 // knownFailure is the known failure cellName of caseName shows with

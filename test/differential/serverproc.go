@@ -255,7 +255,12 @@ func RunHTTP(ctx context.Context, p *Proc, c dcase.Case, modelPath, format strin
 		return Outcome{}, fmt.Errorf("%w\nbody: %.2000s", err, body)
 	}
 	if format != "json" {
-		// CSV and Arrow carry the total in the Ossie-Total header or trailer.
+		// CSV and Arrow carry the row count and total in the
+		// Ossie-Row-Count and Ossie-Total headers or trailers; the reader
+		// must have found every row the server counted.
+		if v := hdr.Get("Ossie-Row-Count"); v != strconv.Itoa(len(res.Rows)) {
+			return Outcome{}, fmt.Errorf("%s: Ossie-Row-Count %q, the reader found %d rows\nbody: %.2000q", format, v, len(res.Rows), body)
+		}
 		if v := hdr.Get("Ossie-Total"); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {

@@ -1,1 +1,1 @@
-WITH "g0" AS (SELECT COUNT(("orders"."order_id")) AS "m0" FROM "shop"."orders" AS "orders" WHERE ("orders"."status" = 'x''); DROP TABLE shop.orders; --\\')) SELECT "q"."order_count" FROM (SELECT COALESCE("g0"."m0", 0) AS "order_count" FROM "g0") AS "q"
+WITH "g0" AS (SELECT COUNT(("orders"."order_id")) AS "m0" FROM "shop"."orders" AS "orders" WHERE ("orders"."status" = 'x''); DROP TABLE shop.orders; --\\')) SELECT CAST("q"."order_count" AS BIGINT) AS "order_count" FROM (SELECT COALESCE("g0"."m0", 0) AS "order_count" FROM "g0") AS "q"
