@@ -24,10 +24,6 @@ type known struct {
 // knownFailures are the hand cases' known bugs and those found across
 // cases; testdata/regressions.txt adds the seeds'.
 var knownFailures = []known{
-	{"case=json-timestamp", "http-json/*", "", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)", nil},
-	{"case=json-timestamp", "kube-json/*", "", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)", nil},
-	{"case=timezone-no-datatype", "*/*", "", "issue 24 bug 2: the query's timezone is ignored for a time field without datatype (buckets in UTC)", nil},
-	{"case=datetimetz-on-naive", "*/*", "", "issue 24 bug 3: DateTimeTz declared on a naive TIMESTAMP column is answered (OSS5008 only in validate --engine and the operator)", nil},
 	{"case=conversion-expression", "*/*", "", "issue 24 bug 4: a conversion metric's expression (the documented denominator) changes nothing", nil},
 	// Found by this test (case=json-timestamp, rollup/postgres): the
 	// rollup keeps COUNT as a partial and re-aggregates it with SUM, which
@@ -40,10 +36,6 @@ var knownFailures = []known{
 	// on PostgreSQL, whose SUM(bigint) is NUMERIC: the same model's
 	// answer changes type with the engine.
 	{"", "*/postgres", "datatype Decimal, want Integer", "a metric without datatype over SUM of a BIGINT column answers Decimal on PostgreSQL, Integer on DuckDB and Trino (PostgreSQL's SUM(bigint) is NUMERIC)", decimalAsInteger},
-	// Any timestamp in an HTTP JSON answer (bug 1) fails every case with
-	// a time dimension.
-	{"", "http-json/*", "encoding/json: invalid character", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)", nil},
-	{"", "kube-json/*", "encoding/json: invalid character", "issue 24 bug 1: HTTP JSON leaves every timestamp value without its closing quote (server/format_json.go)", nil},
 }
 
 // decimalAsInteger reads got's Decimal columns that want as Integer as
