@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
+	"github.com/ossie-dev/ossie/compiler"
 )
 
 // publish owns Published and status.publishedVersion. It writes the
@@ -69,6 +70,11 @@ func (r *Reconciler) publish(ctx context.Context, p *pass) {
 		// whether the current spec is the one serving.
 		if cm != nil && p.compiled && p.status.PublishedVersion == p.bundle.Version {
 			p.published = true
+			// Views and rollups follow what serves: the ConfigMap's bundle,
+			// bound when it was written.
+			if b, err := compiler.DecodeBundle(cm.BinaryData[v1alpha1.ArtifactKey], 0); err == nil && b.Version == p.bundle.Version {
+				p.bundle = b
+			}
 			p.setCondition(v1alpha1.ConditionPublished, metav1.ConditionTrue, v1alpha1.ReasonPublished,
 				fmt.Sprintf("version %s is in ConfigMap %s", p.bundle.Version, p.cmName))
 			return

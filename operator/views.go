@@ -22,7 +22,10 @@ import (
 // schema hold exactly the views of the published spec (DESIGN.md section
 // 4, docs/operator.md "Governed views").
 //
-// Each spec.views entry, planned under its role by validate, becomes
+// Each spec.views entry, planned under its role on the published bundle
+// (validate plans them first on the document alone, for its problems;
+// here the fields that declare no datatype have the engine's type),
+// becomes
 // `CREATE VIEW` (the name is free) or `CREATE OR REPLACE VIEW` (the view is
 // ours and its definition changed) in Options.ViewSchema, commented with
 // its owner (namespace/name/uid of this SemanticModel) and a digest of its
@@ -68,6 +71,18 @@ func (r *Reconciler) views(ctx context.Context, p *pass) {
 		p.setCondition(v1alpha1.ConditionViewsReady, metav1.ConditionFalse, v1alpha1.ReasonViewFailed, err.Error()+" (--view-schema)")
 		return
 	}
+	// Planned again on the published bundle, whose fields that declare no
+	// datatype carry the engine's type (bind): validate planned the views
+	// before the engine was asked, so a time field left to the engine was
+	// neither DateTime nor DateTimeTz there and the view's time zone would
+	// not apply (docs/query-semantics.md, "A field without datatype").
+	plans, probs := views.PlanSpec(&p.sm.Spec, p.bundle.Artifacts, r.dialect())
+	if probs.HasErrors() {
+		p.setCondition(v1alpha1.ConditionViewsReady, metav1.ConditionFalse, v1alpha1.ReasonViewFailed,
+			"with the types the engine gives the fields that declare none, the views cannot be planned (existing views are left as they are): "+problemsMessage(forStatus(probs)))
+		return
+	}
+	p.viewPlans = plans
 	vs := &viewSync{r: r, p: p, viewer: viewer, schema: schema, q: r.Engine.Dialect()}
 	rels, err := vs.relations(ctx, schema)
 	if err != nil {

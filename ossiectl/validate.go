@@ -163,12 +163,20 @@ func (e *env) validateOne(name string, opts compiler.CompileOptions, eng engine.
 			r.Models = append(r.Models, a.Name)
 		}
 		// Views are planned under their roles as the operator plans them,
-		// so a view it would refuse is refused here.
+		// so a view it would refuse is refused here: with an engine, on
+		// the bound artifacts, whose fields that declare no datatype have
+		// the engine's type (an hour window over one that is a Date there
+		// is OSS4061).
 		if !more.HasErrors() {
-			probs = append(probs, e.viewProblems(in, parsed, arts)...)
-		}
-		if eng != nil && !more.HasErrors() {
-			probs = append(probs, bindProblems(eng, parsed, arts)...)
+			viewArts := arts
+			if eng != nil {
+				bp, bound := bindProblems(eng, parsed, arts)
+				probs = append(probs, bp...)
+				if bound != nil {
+					viewArts = bound
+				}
+			}
+			probs = append(probs, e.viewProblems(in, parsed, viewArts)...)
 		}
 	case parsed != nil && parsed.Doc != nil:
 		// The document parsed with errors but was read: validate what was

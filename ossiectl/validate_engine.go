@@ -65,8 +65,10 @@ type timedEngine struct {
 
 // bindProblems binds arts to eng: missing tables and columns are OSS5001
 // (drift), datatypes that disagree with the stored timestamp kind OSS5008,
-// an engine that does not answer one OSS5001 naming the cause.
-func bindProblems(eng engine.Engine, parsed *compiler.Parsed, arts []*compiler.Artifact) compiler.Problems {
+// an engine that does not answer one OSS5001 naming the cause. It also
+// returns arts with the engine's types applied to the fields that declare
+// none (bindcheck.Result.Resolve), nil when the engine did not answer.
+func bindProblems(eng engine.Engine, parsed *compiler.Parsed, arts []*compiler.Artifact) (compiler.Problems, []*compiler.Artifact) {
 	timeout := 30 * time.Second
 	if t, ok := eng.(timedEngine); ok {
 		timeout = t.timeout
@@ -83,5 +85,8 @@ func bindProblems(eng engine.Engine, parsed *compiler.Parsed, arts []*compiler.A
 		pos := parsed.Locate(probs[i].Path)
 		probs[i].Line, probs[i].Column = pos.Line, pos.Column
 	}
-	return probs
+	if res.Unavailable != nil {
+		return probs, nil
+	}
+	return probs, res.Resolve(arts)
 }

@@ -108,3 +108,60 @@ func TestManifestKeepsTopLevelLists(t *testing.T) {
 		t.Errorf("manifest: exit %d\n%s%s", code, vout, verrs)
 	}
 }
+
+// viewsOnDateManifest has a time field without datatype over a DATE column
+// and a view of an hour window along it at day grain.
+const viewsOnDateManifest = `apiVersion: ossie.dev/v1alpha1
+kind: SemanticModel
+metadata: {name: ev}
+spec:
+  version: "0.2.0.dev0"
+  semantic_model:
+    - name: ev
+      datasets:
+        - name: events
+          source: events
+          primary_key: [id]
+          fields:
+            - {name: id, expression: {dialects: [{dialect: ANSI_SQL, expression: id}]}}
+            - {name: day_on, dimension: {is_time: true}, expression: {dialects: [{dialect: ANSI_SQL, expression: day_on}]}}
+      metrics:
+        - {name: cnt, expression: {dialects: [{dialect: ANSI_SQL, expression: COUNT(events.id)}]}}
+        - name: cnt_3h
+          expression: {dialects: [{dialect: ANSI_SQL, expression: cnt}]}
+          custom_extensions:
+            - {vendor_name: OSSIE, data: '{"metric": {"version": 1, "type": "rolling", "count": 3, "unit": "hour"}}'}
+  governance:
+    roles: [{name: analyst}]
+  views:
+    - {name: hours_of_dates, role: analyst, metrics: [cnt_3h], dimensions: [{field: events.day_on, grain: day}]}
+`
+
+// validate --engine plans views as the operator does, on the bound
+// model: day_on declares no datatype and the engine makes it a Date, so
+// an hour window along it is OSS4061 (without the engine its type is not
+// known and the view passes). Before, views were planned on the document
+// alone with or without an engine.
+func TestValidateEnginePlansViewsWithEngineTypes(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ev.duckdb")
+	e, err := duckdb.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Exec(context.Background(), "CREATE TABLE events (id INTEGER, day_on DATE)"); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	model := filepath.Join(dir, "ev.sm.yaml")
+	if err := os.WriteFile(model, []byte(viewsOnDateManifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := run(t, "", "validate", model); code != ExitOK {
+		t.Fatalf("document alone: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := run(t, "", "validate", "--engine", "duckdb", "--duckdb", db, model)
+	if code != ExitProblems || !strings.Contains(out, "views[0]") || !strings.Contains(out, "OSS4061") {
+		t.Errorf("with the engine: exit %d, want %d and OSS4061 at views[0]\n%s%s", code, ExitProblems, out, errs)
+	}
+}

@@ -108,7 +108,7 @@ func frameOf(mt *compiler.MetricType, g dialect.Grain) (frame, string) {
 		}
 		return fr, ""
 	case compiler.MetricRolling:
-		per, ok := periodsPer[[2]dialect.Grain{dialect.Grain(mt.Unit), g}]
+		n, ok := windowPeriods(mt.Count, dialect.Grain(mt.Unit), g)
 		if fine := fineGrain(dialect.Grain(mt.Unit), g); !ok && fine != "" {
 			return frame{fine: fine, count: mt.Count, unit: mt.Unit}, ""
 		}
@@ -119,7 +119,7 @@ func frameOf(mt *compiler.MetricType, g dialect.Grain) (frame, string) {
 			// rather than approximated (docs/metrics.md, "Rolling").
 			return frame{}, fmt.Sprintf("a window of %d %s is not a whole number of %s periods, so it is not a sum of %s values; query at the %s grain or a finer one that divides it (%s), or declare the window in %s units", mt.Count, mt.Unit, g, g, mt.Unit, finerGrains(dialect.Grain(mt.Unit)), g)
 		}
-		return frame{preceding: mt.Count*per - 1}, ""
+		return frame{preceding: n - 1}, ""
 	case compiler.MetricPeriodOver:
 		fr := frame{lag: 1, output: mt.Output}
 		if mt.Offset == "prior_year" {
@@ -136,6 +136,26 @@ func frameOf(mt *compiler.MetricType, g dialect.Grain) (frame, string) {
 		return fr, ""
 	}
 	return frame{}, fmt.Sprintf("unknown metric type %q", mt.Type)
+}
+
+// monthsIn is how many months make one period of a calendar grain.
+var monthsIn = map[dialect.Grain]int{dialect.Month: 1, dialect.Quarter: 3, dialect.Year: 12}
+
+// windowPeriods is how many periods of query grain g a window of count
+// units u spans when that is a whole number: count times the periods of
+// g in one u (periodsPer), or, for months, quarters and years at a
+// coarser grain of them, count units of months divided by g's months (3
+// months at quarter grain is 1 period, 12 months or 4 quarters at year
+// grain 1, 6 months at quarter grain 2); ok false otherwise.
+func windowPeriods(count int, u, g dialect.Grain) (n int, ok bool) {
+	if per, ok := periodsPer[[2]dialect.Grain{u, g}]; ok {
+		return count * per, true
+	}
+	um, gm := monthsIn[u], monthsIn[g]
+	if um == 0 || gm == 0 || count*um%gm != 0 {
+		return 0, false
+	}
+	return count * um / gm, true
 }
 
 // fineGrain is the grain whose values a rolling window of unit u at

@@ -40,14 +40,20 @@ func NewKube(kubeconfig string) (*Kube, error) {
 
 // Publish compiles c's documents for place p (its schema, and catalog on
 // Trino, as the compile defaults; governance attached, as spec.governance
-// is) and publishes the bundle in namespace ns. A case whose documents do
-// not compile is returned as a refusal: the operator would publish nothing.
+// is), binds it to the engine as the operator does (bindAsOperator) and
+// publishes the bundle in namespace ns. A case whose documents do not
+// compile or bind is returned as a refusal: the operator would publish
+// nothing.
 func (k *Kube) Publish(ctx context.Context, ns string, files Files, p Place) (*Outcome, error) {
 	opts := compiler.CompileOptions{DefaultSchema: p.Schema, DefaultCatalog: p.Catalog}
 	arts, err := server.LoadGovernedModelFiles([]string{files.Model}, files.Governance, opts)
 	if err != nil {
 		o := refusal(err.Error())
 		return &o, nil
+	}
+	arts, o, err := bindAsOperator(ctx, p, arts)
+	if err != nil || o != nil {
+		return o, err
 	}
 	bundle, err := compiler.EncodeBundle(compiler.NewBundle(arts))
 	if err != nil {

@@ -109,7 +109,7 @@ func ViewSpec(c dcase.Case) (*v1alpha1.SemanticModelSpec, error) {
 
 // RunView plans c's query as a governed view under the caller's role with
 // the operator's planner (compiler/views.PlanSpec, on the artifacts the
-// server would load), creates it in the case's schema on the engine, and
+// operator publishes: bound to the engine, bindAsOperator), creates it in the case's schema on the engine, and
 // reads SELECT * FROM it through the engine's own database/sql driver;
 // values are typed by want's columns (the driver's types are the
 // engine's, not Ossie's).
@@ -128,6 +128,13 @@ func RunView(ctx context.Context, c dcase.Case, files Files, p Place) (Outcome, 
 	arts, err := server.LoadGovernedModelFiles([]string{files.Model}, gov, compiler.CompileOptions{DefaultSchema: p.Schema, DefaultCatalog: p.Catalog})
 	if err != nil {
 		return refusal(err.Error()), nil
+	}
+	arts, o, err := bindAsOperator(ctx, p, arts)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if o != nil {
+		return *o, nil
 	}
 	d := map[string]dialect.Dialect{DuckDB: dialect.DuckDB, Postgres: dialect.Postgres, Trino: dialect.Trino}[p.Engine]
 	plans, probs := views.PlanSpec(spec, arts, d)

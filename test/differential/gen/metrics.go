@@ -82,9 +82,6 @@ func (b *builder) typedMetrics() {
 		unit  string
 	}
 	rolls := map[string][]win{"hour": {{3, "hour"}, {1, "day"}}, "day": {{7, "day"}, {2, "week"}, {10, "day"}}, "month": {{3, "month"}, {30, "day"}, {1, "year"}}}[b.scale]
-	if b.field("fact.at").ct == dcase.Date && b.scale == "hour" && b.o.Bugs&BugHourWindowOnDate == 0 {
-		rolls = []win{{1, "day"}, {2, "day"}}
-	}
 	rw := pick(r, rolls)
 	b.add(&b.typed, reference.Metric{Name: "amount_rolling", Expr: amount, Type: typed(reference.MetricType{Type: "rolling", Count: rw.count, Unit: rw.unit})})
 	rw = pick(r, rolls)

@@ -323,18 +323,6 @@ func (b *builder) windowQuery(qry *reference.Query) {
 		d.WeekStart = "sunday"
 	}
 	qry.Dimensions = append(qry.Dimensions, d)
-	if b.o.Bugs&BugRollingCoarse == 0 && (d.Grain == "quarter" || d.Grain == "year") {
-		var keep []string
-		for _, n := range qry.Metrics {
-			if t := b.metricNamed(n).Type; t == nil || t.Type != "rolling" || t.Unit == d.Grain || t.Unit == "day" || t.Unit == "week" {
-				keep = append(keep, n)
-			}
-		}
-		if len(keep) == 0 {
-			keep = []string{"n_running"}
-		}
-		qry.Metrics = keep
-	}
 	if chance(r, 0.4) {
 		others := []string{"fact.cat", "fact.flag"}
 		if b.field("d1.name") != nil {
@@ -379,13 +367,4 @@ func (b *builder) specialQuery(qry *reference.Query, ms []string) {
 	if chance(r, 0.4) {
 		qry.Filters = append(qry.Filters, b.filter(pick(r, b.fields)))
 	}
-}
-
-func (b *builder) metricNamed(n string) *reference.Metric {
-	for i := range b.m.Metrics {
-		if b.m.Metrics[i].Name == n {
-			return &b.m.Metrics[i]
-		}
-	}
-	return nil
 }
