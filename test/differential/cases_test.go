@@ -29,11 +29,6 @@ var knownFailures = []known{
 	{"case=timezone-no-datatype", "*/*", "", "issue 24 bug 2: the query's timezone is ignored for a time field without datatype (buckets in UTC)", nil},
 	{"case=datetimetz-on-naive", "*/*", "", "issue 24 bug 3: DateTimeTz declared on a naive TIMESTAMP column is answered (OSS5008 only in validate --engine and the operator)", nil},
 	{"case=conversion-expression", "*/*", "", "issue 24 bug 4: a conversion metric's expression (the documented denominator) changes nothing", nil},
-	// Found by this test (case=json-timestamp, rollup/postgres): the
-	// rollup keeps COUNT as a partial and re-aggregates it with SUM, which
-	// PostgreSQL types NUMERIC; the answer reports the column Decimal with
-	// float values where the base tables answer Integer.
-	{"", "rollup/postgres", "datatype Decimal, want Integer", "an Integer COUNT metric answered from a rollup on PostgreSQL comes back Decimal (SUM of the count partial is NUMERIC there)", decimalAsInteger},
 	// Found by this test (seeds 1, 5, 6, 10): a metric without datatype
 	// over SUM of an INTEGER (BIGINT) column, or a derived metric over
 	// one, answers Integer on DuckDB and Trino and Decimal (float values)
