@@ -1,13 +1,9 @@
 package ossiectl
 
 import (
-	"context"
 	"encoding/csv"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ossie-dev/ossie/engine/duckdb"
 )
 
 // --governance takes part in validation, with problems located in the
@@ -46,15 +42,7 @@ func TestGovernanceFlagSQLQuery(t *testing.T) {
 		t.Errorf("--attr without --role: exit %d %s", code, errs)
 	}
 
-	db := filepath.Join(t.TempDir(), "shop.duckdb")
-	eng, err := duckdb.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := eng.Exec(context.Background(), tables); err != nil {
-		t.Fatal(err)
-	}
-	eng.Close()
+	db := shopDB(t, t.TempDir())
 	code, out, errs = run(t, "", append([]string{"query", "testdata/shop.yaml", "--duckdb", db, "--attr", "state=CA", "--format", "csv",
 		"--metrics", "revenue", "--dimensions", "customers.state,orders.status"}, gov...)...)
 	if code != 0 {

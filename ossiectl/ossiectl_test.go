@@ -204,6 +204,21 @@ INSERT INTO orders VALUES (10, 1, 'placed', '2024-01-05', 10.50), (11, 1, 'shipp
   (12, 2, 'shipped', '2024-02-01', 5.00), (13, 3, 'returned', '2024-02-11', 7.75);
 `
 
+// shopDB writes dir/shop.duckdb holding tables and returns its path.
+func shopDB(t *testing.T, dir string) string {
+	t.Helper()
+	db := filepath.Join(dir, "shop.duckdb")
+	eng, err := duckdb.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if err := eng.Exec(context.Background(), tables); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 func TestQuery(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "shop.duckdb")

@@ -119,7 +119,9 @@ func (e *env) queryCmd() *cobra.Command {
 			if explain {
 				eq := *q
 				eq.Explain = true
-				pr, err := srv.PlanSQL(ctx, art.Name, &eq)
+				// The plan as --role's caller, rules and all: the
+				// user holds the model and governance files.
+				pr, err := srv.PlanSQLForOwner(ctx, art.Name, &eq)
 				if err != nil {
 					return e.reportAnswerError(err, ef.inMemory(dbPath) && len(tables) == 0)
 				}

@@ -326,12 +326,14 @@ func (p *Planner) rollupPreps(pr *prepared) []rollupPrep {
 		r := &p.art.Rollups[i]
 		out[i].measures = map[string]string{}
 		keys := make([]*measure, len(r.Measures))
+		counts := make([]bool, len(r.Measures))
 		for j, rm := range r.Measures {
 			m := p.art.Metric(rm.Metric)
 			f, isAgg := aggregateCall(rm.Aggregate.Node)
 			if m == nil || !isAgg {
 				continue
 			}
+			counts[j] = strings.EqualFold(f.Name, "COUNT")
 			if ms, err := p.measureOf(pr, m, f); err == nil { // else the metric is refused when queried
 				keys[j] = ms
 				if !contains(out[i].homes, ms.home) {
@@ -350,6 +352,12 @@ func (p *Planner) rollupPreps(pr *prepared) []rollupPrep {
 			switch rm.Reaggregate {
 			case compiler.ReaggSum:
 				sql = "SUM(" + col(rm.Columns[0]) + ")"
+				if counts[j] {
+					// A count is BIGINT on every engine; the SUM of its
+					// partials is NUMERIC on PostgreSQL and HUGEINT on
+					// DuckDB, which would change the answer's type.
+					sql = "CAST(" + sql + " AS " + d.TypeName("BIGINT") + ")"
+				}
 			case compiler.ReaggMin:
 				sql = "MIN(" + col(rm.Columns[0]) + ")"
 			case compiler.ReaggMax:

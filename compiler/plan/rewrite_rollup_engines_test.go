@@ -54,27 +54,7 @@ func loadShopRollups(t *testing.T) *compiler.Artifact {
 // in schema ossie), then plans each case with and without the rollups
 // and compares the rows run returns.
 func checkShopRollups(t *testing.T, d dialect.Dialect, exec func(sql string) error, run func(t *testing.T, sql string) [][]any) {
-	art := loadShopRollups(t)
-	if err := exec(`CREATE SCHEMA ossie`); err != nil {
-		t.Fatal(err)
-	}
-	var states []plan.RollupState
-	for _, r := range art.Rollups {
-		rb, probs := plan.BuildRollup(art, r.Name, d)
-		if probs.HasErrors() {
-			t.Fatal(probs)
-		}
-		if err := exec(`CREATE TABLE ossie.` + d.QuoteIdent(rb.Table) + ` AS ` + rb.SQL); err != nil {
-			t.Fatalf("%v\n%s", err, rb.SQL)
-		}
-		states = append(states, plan.RollupState{Name: r.Name, Table: []string{"ossie", r.Table}, ArtifactVersion: art.Version, BuiltAt: builtAt})
-	}
-	base, _ := plan.New(art)
-	with, _ := plan.New(art)
-	with.Rollups = func() []plan.RollupState { return states }
-	for _, p := range []*plan.Planner{base, with} {
-		p.Now = func() time.Time { return builtAt }
-	}
+	base, with := buildShopRollups(t, d, exec)
 	used := randomRollupQueries(t, base, with, d,
 		[]string{"revenue", "order_count", "completion_rate", "customers_with_orders", "net_revenue", "units", "refund_total", "revenue_running", "revenue_per_customer"},
 		[]plan.Dimension{{Field: "customers.region"}, {Field: "orders.status"}, {Field: "orders.customer_id"}, {Field: "order_lines.product"},
@@ -105,6 +85,91 @@ func checkShopRollups(t *testing.T, d dialect.Dialect, exec func(sql string) err
 			t.Errorf("%s: %s\nrollup SQL: %s\n got: %v\nwant: %v", c.query, diff, pl.SQL, got, want)
 		}
 	}
+}
+
+// buildShopRollups builds every shop rollup with exec (its build SQL, in
+// schema ossie) and returns planners of the shop model without and with
+// them.
+func buildShopRollups(t *testing.T, d dialect.Dialect, exec func(sql string) error) (base, with *plan.Planner) {
+	t.Helper()
+	art := loadShopRollups(t)
+	if err := exec(`CREATE SCHEMA ossie`); err != nil {
+		t.Fatal(err)
+	}
+	var states []plan.RollupState
+	for _, r := range art.Rollups {
+		rb, probs := plan.BuildRollup(art, r.Name, d)
+		if probs.HasErrors() {
+			t.Fatal(probs)
+		}
+		if err := exec(`CREATE TABLE ossie.` + d.QuoteIdent(rb.Table) + ` AS ` + rb.SQL); err != nil {
+			t.Fatalf("%v\n%s", err, rb.SQL)
+		}
+		states = append(states, plan.RollupState{Name: r.Name, Table: []string{"ossie", r.Table}, ArtifactVersion: art.Version, BuiltAt: builtAt})
+	}
+	base, _ = plan.New(art)
+	with, _ = plan.New(art)
+	with.Rollups = func() []plan.RollupState { return states }
+	for _, p := range []*plan.Planner{base, with} {
+		p.Now = func() time.Time { return builtAt }
+	}
+	return base, with
+}
+
+// checkRollupCountType: a COUNT answered from a rollup (the SUM of its
+// count partials) has the engine type of the base tables' COUNT, so the
+// answer's datatype does not change with the path (PostgreSQL types the
+// SUM of BIGINTs NUMERIC, DuckDB HUGEINT). types gives the engine's
+// column type names of a statement.
+func checkRollupCountType(t *testing.T, d dialect.Dialect, exec func(sql string) error, types func(t *testing.T, sql string) []string) {
+	base, with := buildShopRollups(t, d, exec)
+	q := query(t, `{"metrics": ["order_count", "completion_rate", "customers_with_orders"], "dimensions": ["customers.region"]}`)
+	pl, probs := with.Plan(q, d)
+	if probs.HasErrors() || pl.Rollup != "orders_daily" {
+		t.Fatalf("answered from %q, want orders_daily: %v\n%s", pl.Rollup, probs, pl.Explain())
+	}
+	bp, _ := base.Plan(q, d)
+	got, want := types(t, pl.SQL), types(t, bp.SQL)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("column types from the rollup %v, from the base tables %v\nrollup SQL: %s", got, want, pl.SQL)
+	}
+}
+
+func TestRollupCountTypeDuckDB(t *testing.T) {
+	db := openShop(t)
+	checkRollupCountType(t, dialect.DuckDB, func(s string) error { _, err := db.Exec(s); return err },
+		func(t *testing.T, q string) []string {
+			rows, err := db.Query(q)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, q)
+			}
+			defer rows.Close()
+			cts, err := rows.ColumnTypes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, c := range cts {
+				out = append(out, c.DatabaseTypeName())
+			}
+			return out
+		})
+}
+
+func TestRollupCountTypePostgres(t *testing.T) {
+	eng := openShopPostgres(t)
+	checkRollupCountType(t, dialect.Postgres, func(s string) error { return eng.Exec(context.Background(), s) },
+		func(t *testing.T, q string) []string {
+			res, err := eng.Query(context.Background(), q, 0)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, q)
+			}
+			var out []string
+			for _, c := range res.Columns {
+				out = append(out, c.Type)
+			}
+			return out
+		})
 }
 
 // TestRollupShopDuckDB: the shop rollups answer as the base tables do on

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -21,9 +22,11 @@ const RollupName = "differential_rollup"
 // RollupFor is the rollup (docs/rollups.md, version 1) that covers c's
 // query: its metrics as measures, its ungrained dimensions and the fields
 // its dimension filters read as dimensions (the metrics its metric filters
-// read as measures too), its one grained dimension as
-// the time dimension. A query with two grained dimensions, a grained
-// filter or a join-path choice has no such rollup (ErrNotApplicable).
+// and its order_by keys read as measures too: a sort key names a query
+// member or a metric, and only metrics have no dot), its one grained
+// dimension as the time dimension (by day for weeks from Sunday). A query with two grained dimensions, a
+// grained filter or a join-path choice has no such rollup
+// (ErrNotApplicable).
 func RollupFor(query []byte) (map[string]any, error) {
 	var q struct {
 		Metrics    []string          `json:"metrics"`
@@ -31,6 +34,7 @@ func RollupFor(query []byte) (map[string]any, error) {
 		Filters    []struct {
 			Field, Metric, Grain, Via string
 		} `json:"filters"`
+		OrderBy []struct{ Key string } `json:"order_by"`
 	}
 	if err := json.Unmarshal(query, &q); err != nil {
 		return nil, err
@@ -48,7 +52,10 @@ func RollupFor(query []byte) (map[string]any, error) {
 		}
 	}
 	for _, raw := range q.Dimensions {
-		var d struct{ Field, Grain, Via, WeekStart string }
+		var d struct {
+			Field, Grain, Via string
+			WeekStart         string `json:"week_start"`
+		}
 		if json.Unmarshal(raw, &d.Field) != nil {
 			if err := json.Unmarshal(raw, &d); err != nil {
 				return nil, err
@@ -59,6 +66,9 @@ func RollupFor(query []byte) (map[string]any, error) {
 			return nil, fmt.Errorf("%w: a rollup keeps no join-path choice (via)", ErrNotApplicable)
 		case d.Grain != "" && r["time_dimension"] != nil:
 			return nil, fmt.Errorf("%w: a rollup has one time dimension, the query groups by two grains", ErrNotApplicable)
+		case d.Grain == "week" && d.WeekStart != "":
+			// A rollup's weeks start on Monday; its days nest in any week.
+			r["time_dimension"] = map[string]any{"field": d.Field, "grain": "day"}
 		case d.Grain != "":
 			r["time_dimension"] = map[string]any{"field": d.Field, "grain": d.Grain}
 		default:
@@ -73,6 +83,11 @@ func RollupFor(query []byte) (map[string]any, error) {
 			add(f.Field)
 		case f.Metric != "" && !slices.Contains(q.Metrics, f.Metric):
 			q.Metrics = append(q.Metrics, f.Metric)
+		}
+	}
+	for _, o := range q.OrderBy {
+		if !strings.Contains(o.Key, ".") && !slices.Contains(q.Metrics, o.Key) {
+			q.Metrics = append(q.Metrics, o.Key)
 		}
 	}
 	r["measures"] = q.Metrics
@@ -132,52 +147,51 @@ func WithRollup(model []byte, rollup map[string]any) ([]byte, error) {
 // `ossiectl query --rollups --explain` (which builds it in the engine as
 // the operator does) and checks that EXPLAIN says the rollup answered; a
 // planner that declines it (or a rollup the model cannot hold) makes the
-// cell not applicable, with the reason. A governed caller is refused the
-// plan (OSS5007): its answer is checked without --explain. The answer is
-// decoded as -f json.
+// cell not applicable, with the reason. The answer is decoded as -f json.
+// A query's total (an HTTP answer option counting the rows, no member a
+// rollup must cover; the HTTP cells check it) is left out when the case
+// expects an answer, as ossiectl takes none. A COUNT(DISTINCT f) measure
+// the rollup refuses for want of f (OSS2054) gets f as one more rollup
+// dimension, and the rollup is declared again; so does a field of the
+// measures' dataset that the caller's row filter reads when EXPLAIN says
+// the rollup lacks it.
 func RunRollup(ctx context.Context, c dcase.Case, files Files, p Place) (Outcome, error) {
 	if hasKey(c.Query, "total") {
-		return Outcome{}, errNoTotal
+		if c.WantCode != "" {
+			return Outcome{}, errNoTotal
+		}
+		q, err := withoutKey(c.Query, "total")
+		if err != nil {
+			return Outcome{}, err
+		}
+		c.Query = q
 	}
 	r, err := RollupFor(c.Query)
 	if err != nil {
 		return Outcome{}, err
 	}
-	model, err := WithRollup(c.Model, r)
-	if err != nil {
-		return Outcome{}, err
-	}
-	rf := files
-	rf.Model = filepath.Join(filepath.Dir(files.Model), "model.rollup.yaml")
-	if err := os.WriteFile(rf.Model, model, 0o600); err != nil {
-		return Outcome{}, err
-	}
-	args := append(OssiectlArgs(c, rf, p, "json"), "--rollups", "--explain")
-	var out, errb bytes.Buffer
-	code := ossiectl.Do(args, strings.NewReader(""), &out, &errb)
-	stderr := errb.String()
-	if code != ossiectl.ExitOK && c.Caller != nil && strings.Contains(stderr, "OSS5007") {
-		// A governed caller is never shown the plan (it names the row
-		// filters and masks): the answer with the rollup built is still
-		// checked, though nothing proves the rollup answered it.
-		out.Reset()
-		errb.Reset()
-		if code = ossiectl.Do(args[:len(args)-1], strings.NewReader(""), &out, &errb); code != ossiectl.ExitOK {
-			return refusal(errb.String()), nil
+	var out bytes.Buffer
+	var stderr string
+	for {
+		var code int
+		if code, out, stderr, err = runWithRollup(c, files, p, r); err != nil {
+			return Outcome{}, err
 		}
-		res, err := DecodeJSON(out.Bytes())
-		if err != nil {
-			return Outcome{}, fmt.Errorf("%w\nstdout:\n%s", err, out.String())
+		if code != ossiectl.ExitOK {
+			if strings.Contains(stderr, "OSS205") || strings.Contains(stderr, "--rollups") {
+				if f := countedField(stderr); f != "" && addDimension(r, f) {
+					continue // the partials of COUNT(DISTINCT f) are f's members
+				}
+				return Outcome{}, fmt.Errorf("%w: the rollup is refused: %s", ErrNotApplicable, strings.TrimSpace(stderr))
+			}
+			return refusal(stderr), nil
 		}
-		return answer(res), nil
-	}
-	if code != ossiectl.ExitOK {
-		if strings.Contains(stderr, "OSS205") || strings.Contains(stderr, "--rollups") {
-			return Outcome{}, fmt.Errorf("%w: the rollup is refused: %s", ErrNotApplicable, strings.TrimSpace(stderr))
+		if strings.Contains(stderr, "from rollup "+RollupName) || strings.Contains(stderr, "scan rollup "+RollupName) {
+			break
 		}
-		return refusal(stderr), nil
-	}
-	if !strings.Contains(stderr, "from rollup "+RollupName) && !strings.Contains(stderr, "scan rollup "+RollupName) {
+		if f := rowFilterField(stderr); f != "" && addDimension(r, f) {
+			continue // the caller's row filter then reads the rollup's column
+		}
 		var why []string
 		for _, l := range strings.Split(stderr, "\n") {
 			if strings.Contains(l, RollupName) {
@@ -191,4 +205,68 @@ func RunRollup(ctx context.Context, c dcase.Case, files Files, p Place) (Outcome
 		return Outcome{}, fmt.Errorf("%w\nstdout:\n%s", err, out.String())
 	}
 	return answer(res), nil
+}
+
+// withoutKey is the query JSON without its top-level key.
+func withoutKey(query []byte, key string) ([]byte, error) {
+	var q map[string]json.RawMessage
+	if err := json.Unmarshal(query, &q); err != nil {
+		return nil, err
+	}
+	delete(q, key)
+	return json.Marshal(q)
+}
+
+// runWithRollup runs `ossiectl query --rollups --explain` for c with r
+// declared in its model: the exit code, stdout and stderr.
+func runWithRollup(c dcase.Case, files Files, p Place, r map[string]any) (int, bytes.Buffer, string, error) {
+	var out, errb bytes.Buffer
+	model, err := WithRollup(c.Model, r)
+	if err != nil {
+		return 0, out, "", err
+	}
+	rf := files
+	rf.Model = filepath.Join(filepath.Dir(files.Model), "model.rollup.yaml")
+	if err := os.WriteFile(rf.Model, model, 0o600); err != nil {
+		return 0, out, "", err
+	}
+	args := append(OssiectlArgs(c, rf, p, "json"), "--rollups", "--explain")
+	code := ossiectl.Do(args, strings.NewReader(""), &out, &errb)
+	return code, out, errb.String(), nil
+}
+
+// countDistinctRe finds the field of a COUNT(DISTINCT field) measure a
+// rollup refuses (OSS2054) because it does not keep that field.
+var countDistinctRe = regexp.MustCompile(`COUNT\(DISTINCT ([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*)\) is re-aggregatable only when it counts a field`)
+
+// countedField is the field of the first such refusal in stderr, or "".
+func countedField(stderr string) string {
+	if m := countDistinctRe.FindStringSubmatch(stderr); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// rowFilterRe finds, in EXPLAIN, a field of the measures' dataset that the
+// caller's row filter reads and the rollup does not keep.
+var rowFilterRe = regexp.MustCompile(`the caller's row filter on ([A-Za-z_][A-Za-z0-9_]*) cannot be applied on the rollup's columns \(it reads ([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*), which the rollup does not keep as it is\)`)
+
+// rowFilterField is that field, "" when there is none or it belongs to
+// another dataset (which no rollup dimension makes applicable).
+func rowFilterField(explain string) string {
+	if m := rowFilterRe.FindStringSubmatch(explain); m != nil && m[1] == m[2] {
+		return m[2] + "." + m[3]
+	}
+	return ""
+}
+
+// addDimension adds field to r's dimensions; false when r has it
+// already (the refusal has another cause, such as a FILTER).
+func addDimension(r map[string]any, field string) bool {
+	dims, _ := r["dimensions"].([]string)
+	if slices.Contains(dims, field) {
+		return false
+	}
+	r["dimensions"] = append(dims, field)
+	return true
 }
