@@ -29,10 +29,12 @@ const (
 	codeTextRep          = "22P02" // invalid_text_representation (a parameter value)
 	codeProtocol         = "08P01" // protocol_violation
 	codeAuth             = "28P01" // invalid_password
+	codeInsufficient     = "53000" // insufficient_resources (the query queue is full: retry)
 	codeTooMany          = "53300" // too_many_connections
 	codeLimit            = "54000" // program_limit_exceeded
 	codeCanceled         = "57014" // query_canceled (cancel request or timeout)
 	codeUnavailable      = "57P03" // cannot_connect_now (engine unavailable)
+	codeAdminShutdown    = "57P01" // admin_shutdown (the server is stopping)
 	codeEngine           = "58000" // system_error (engine failure)
 	codeInternal         = "XX000" // internal_error
 	codeNoPrepared       = "26000" // invalid_sql_statement_name
@@ -79,7 +81,11 @@ func asSQLError(err error) *sqlError {
 		code = codeCanceled
 	case e.Status == http.StatusServiceUnavailable:
 		code = codeUnavailable
-	case e.Status == http.StatusTooManyRequests || e.Status == http.StatusRequestEntityTooLarge:
+	case e.Status == http.StatusTooManyRequests:
+		// Transient: class 53, which clients and poolers retry; 54000
+		// would say the statement itself is too large.
+		code = codeInsufficient
+	case e.Status == http.StatusRequestEntityTooLarge:
 		code = codeLimit
 	case e.Status >= 500:
 		code = codeEngine
