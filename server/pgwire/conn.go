@@ -43,6 +43,10 @@ type conn struct {
 
 	mu      sync.Mutex
 	running context.CancelFunc // of the query in progress, for cancel requests
+	// idle: the connection waits for a message after ReadyForQuery, so
+	// a shutdown may end it at once; draining: the endpoint is shutting
+	// down, so the connection ends at its next ReadyForQuery.
+	idle, draining bool
 }
 
 func (e *Endpoint) handle(ctx context.Context, nc net.Conn) {
@@ -210,10 +214,47 @@ func (c *conn) sendError(err error) {
 	c.be.Send(asSQLError(err).response())
 }
 
+// errShutdown ends a session when the endpoint shuts down (PostgreSQL's
+// admin_shutdown).
+var errShutdown = &sqlError{Code: codeAdminShutdown, Message: "terminating connection due to administrator command: the server is shutting down"}
+
+// waitMessage marks the connection idle when it waits at a
+// ReadyForQuery boundary; it reports false when the endpoint is
+// draining, after telling the client so.
+func (c *conn) waitMessage(boundary bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.draining && boundary {
+		c.fatal(errShutdown)
+		return false
+	}
+	c.idle = boundary
+	return true
+}
+
+// shutdown ends the connection now when it is idle, else at its next
+// ReadyForQuery (the statement in flight completes).
+func (c *conn) shutdown() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.draining = true
+	if c.idle {
+		c.fatal(errShutdown)
+		c.nc.Close()
+	}
+}
+
 // loop handles messages until the client terminates or fails.
 func (c *conn) loop() {
+	boundary := true // greet sent ReadyForQuery
 	for {
+		if !c.waitMessage(boundary) {
+			return
+		}
 		msg, err := c.be.Receive()
+		c.mu.Lock()
+		c.idle = false
+		c.mu.Unlock()
 		if err != nil {
 			var big *pgproto3.ExceededMaxBodyLenErr
 			if errors.As(err, &big) {
@@ -260,6 +301,13 @@ func (c *conn) loop() {
 		}
 		if ferr != nil {
 			return
+		}
+		switch msg.(type) {
+		case *pgproto3.Query, *pgproto3.Sync:
+			boundary = true
+		case *pgproto3.Flush:
+		default:
+			boundary = false
 		}
 	}
 }

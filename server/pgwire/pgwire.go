@@ -79,6 +79,10 @@ type Options struct {
 	// WriteTimeout bounds each write to a client: a client that stops
 	// reading loses its connection instead of holding the query.
 	WriteTimeout time.Duration
+	// ShutdownGrace is how long statements in flight may run once Serve's
+	// context is done; then they are cancelled. Default
+	// server.ShutdownGrace, as for HTTP requests.
+	ShutdownGrace time.Duration
 	// Logger receives connection errors; never credentials.
 	Logger *slog.Logger
 }
@@ -91,6 +95,9 @@ type Endpoint struct {
 
 	mu    sync.Mutex
 	conns map[uint32]*conn
+	// closing: Serve's context is done; a connection registered now
+	// drains from the start.
+	closing bool
 }
 
 // New returns an endpoint answering through b.
@@ -110,6 +117,9 @@ func New(b Backend, opts Options) *Endpoint {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
+	if opts.ShutdownGrace <= 0 {
+		opts.ShutdownGrace = server.ShutdownGrace
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -125,12 +135,32 @@ func (e *Endpoint) ListenAndServe(ctx context.Context, addr string) error {
 	return e.Serve(ctx, ln)
 }
 
-// Serve accepts connections on ln until ctx is done, then closes ln and
-// every connection (their running queries are cancelled) and returns nil.
+// Serve accepts connections on ln until ctx is done, then drains as the
+// HTTP server does (server.Serve): it closes ln and the idle
+// connections, lets each statement in flight complete and then ends its
+// connection (57P01 admin_shutdown), cancels what still runs after
+// ShutdownGrace, and returns nil once every connection is closed.
 func (e *Endpoint) Serve(ctx context.Context, ln net.Listener) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { <-ctx.Done(); ln.Close() }()
+	// Statements run under hard, which outlives ctx by the grace period.
+	hard, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	served := make(chan struct{})
+	defer close(served)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-served:
+			return
+		}
+		ln.Close()
+		e.shutdown()
+		select {
+		case <-time.After(e.opts.ShutdownGrace):
+			stop()
+			e.closeAll()
+		case <-served:
+		}
+	}()
 	e.opts.Logger.Info("serving SQL", "addr", ln.Addr().String())
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -150,8 +180,27 @@ func (e *Endpoint) Serve(ctx context.Context, ln net.Listener) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.handle(ctx, nc)
+			e.handle(hard, nc)
 		}()
+	}
+}
+
+// shutdown asks every registered connection to end (conn.shutdown).
+func (e *Endpoint) shutdown() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closing = true
+	for _, c := range e.conns {
+		c.shutdown()
+	}
+}
+
+// closeAll closes every registered connection (the grace period is over).
+func (e *Endpoint) closeAll() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, c := range e.conns {
+		c.nc.Close()
 	}
 }
 
@@ -169,6 +218,7 @@ func (e *Endpoint) register(c *conn) {
 	}
 	c.secret = append([]byte(nil), b[4:]...)
 	e.conns[c.pid] = c
+	c.draining = e.closing
 }
 
 func (e *Endpoint) unregister(c *conn) {
