@@ -7,12 +7,14 @@ import (
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/server"
 )
 
@@ -22,7 +24,11 @@ import (
 // under v1alpha1.ArtifactKey).
 type Kube struct {
 	Kubeconfig string
-	cs         kubernetes.Interface
+	// Engine, when set, binds each artifact before it is published, as
+	// the operator does: fields without datatype take the engine's type.
+	// Nil publishes unbound artifacts.
+	Engine engine.Engine
+	cs     kubernetes.Interface
 }
 
 // NewKube connects to the API server of kubeconfig.
@@ -38,6 +44,10 @@ func NewKube(kubeconfig string) (*Kube, error) {
 	return &Kube{Kubeconfig: kubeconfig, cs: cs}, nil
 }
 
+// Clientset is the client Publish writes with (for tests that break what
+// was published).
+func (k *Kube) Clientset() kubernetes.Interface { return k.cs }
+
 // Publish compiles c's documents for place p (its schema, and catalog on
 // Trino, as the compile defaults; governance attached, as spec.governance
 // is), binds it to the engine as the operator does (bindAsOperator) and
@@ -46,7 +56,7 @@ func NewKube(kubeconfig string) (*Kube, error) {
 // nothing.
 func (k *Kube) Publish(ctx context.Context, ns string, files Files, p Place) (*Outcome, error) {
 	opts := compiler.CompileOptions{DefaultSchema: p.Schema, DefaultCatalog: p.Catalog}
-	arts, err := server.LoadGovernedModelFiles([]string{files.Model}, files.Governance, opts)
+	arts, err := server.ModelFiles{Paths: []string{files.Model}, Governance: files.Governance, Options: opts, Engine: k.Engine}.Load(ctx)
 	if err != nil {
 		o := refusal(err.Error())
 		return &o, nil
@@ -59,7 +69,9 @@ func (k *Kube) Publish(ctx context.Context, ns string, files Files, p Place) (*O
 	if err != nil {
 		return nil, err
 	}
-	if _, err := k.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	// An existing namespace is reused: publishing again after a
+	// ConfigMap was deleted is what the operator does.
+	if _, err := k.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
 	for _, a := range arts {

@@ -272,6 +272,23 @@ func RunHTTP(ctx context.Context, p *Proc, c dcase.Case, modelPath, format strin
 	return answer(res), nil
 }
 
+// PID is the server's process id.
+func (p *Proc) PID() int { return p.cmd.Process.Pid }
+
+// Signal sends sig to the server (SIGTERM to drain, SIGKILL to lose
+// everything not durable) without waiting.
+func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Exited is closed once the process has exited.
+func (p *Proc) Exited() <-chan struct{} { return p.done }
+
+// ExitCode is the exit status once Exited is closed (-1 when a signal
+// ended the process).
+func (p *Proc) ExitCode() int {
+	<-p.done
+	return p.cmd.ProcessState.ExitCode()
+}
+
 // errExited is returned for a server that is no longer running.
 var errExited = errors.New("the server exited")
 
