@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python pyclient pg-python node-pg pgjdbc test differential bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
+.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python pyclient pg-python node-pg pgjdbc test differential soak bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -97,6 +97,15 @@ differential: ## the differential test on seeds 1..N (default 200): every entry 
 	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 \
 		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
 		$(GO) test -timeout 0 -run TestDifferential ./test/differential -args -seeds=$(N)
+
+# `make test` runs one round of the fault soak over 6 cases (about a
+# minute); this runs ROUNDS rounds over 12 cases with 5 s of load between
+# faults (docs/development.md, "Fault soak").
+ROUNDS ?= 5
+soak: ## the fault soak at length: PostgreSQL restarts, SIGTERM/SIGKILL, broken ConfigMaps and tokens, the API server away, under mixed load (ROUNDS rounds, default 5)
+	scripts/install-deps.sh
+	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 \
+		$(GO) test -count=1 -timeout 0 -run TestSoak -v ./test/soak -args -soak.rounds=$(ROUNDS) -soak.cases=12 -soak.load=5s -soak.cache-fill=1000
 
 bench: ## benchmarks with memory stats (run `make fetch-flights` first for the 3 M-row numbers)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...

@@ -60,7 +60,7 @@ func RunWire(ctx context.Context, p *Proc, c dcase.Case) (Outcome, error) {
 		return refusal(err.Error()), nil
 	}
 	if c.Want != nil {
-		untypedAsWant(&res, *c.Want)
+		UntypedAsWant(&res, *c.Want)
 	}
 	return answer(res), nil
 }
@@ -81,13 +81,13 @@ func withoutTotal(query []byte) ([]byte, error) {
 	return json.Marshal(q)
 }
 
-// untypedAsWant gives the numbers of the columns the wire leaves untyped
+// UntypedAsWant gives the numbers of the columns the wire leaves untyped
 // the kind the expectation has. A metric that declares no datatype is
 // announced as numeric before it runs (docs/sql-api.md), so its values
 // arrive as numbers without a kind: an integral one is an Integer's
 // int64 when the expectation's column is Integer. The value itself is
 // still compared; a fractional number stays float64 and fails there.
-func untypedAsWant(got *dcase.Result, want dcase.Result) {
+func UntypedAsWant(got *dcase.Result, want dcase.Result) {
 	integer := map[string]bool{}
 	for _, c := range want.Columns {
 		integer[c.Name] = c.Datatype == "Integer"
