@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/internal/buildinfo"
 	"github.com/ossie-dev/ossie/server"
 )
 
@@ -127,10 +128,12 @@ func (e *env) rootCmd() *cobra.Command {
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
-	root.CompletionOptions.DisableDefaultCmd = true
+	// --version prints what `ossiectl version` prints.
+	root.Version = BinaryVersion()
+	root.SetVersionTemplate(buildinfo.Report("ossiectl", BinaryVersion()))
 	root.AddCommand(e.validateCmd(), e.compileCmd(), e.sqlCmd(), e.queryCmd(), e.serveCmd(), e.mcpCmd(), e.versionCmd())
 	root.AddCommand(e.enrichCmd(), e.migrateCmd(), e.diffCmd(), e.manifestCmd())
-	root.AddCommand(e.initCmd(), e.importCmd())
+	root.AddCommand(e.initCmd(), e.importCmd(), e.listCmd())
 	return root
 }
 

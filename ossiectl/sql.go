@@ -11,6 +11,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/internal/cli"
 )
 
 // dialects are the SQL dialects `sql --dialect` can emit.
@@ -94,6 +95,8 @@ func (e *env) sqlCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the logical plan (each node with the rewrite that made it and why) instead of the SQL; with --format json, add it as \"explain\"")
 	compileFlags(cmd, &opts)
 	e.gov.register(cmd, true)
+	cli.RegisterEnum(cmd, "dialect", "duckdb", "postgres", "trino")
+	cli.RegisterEnum(cmd, "format", "sql", "json")
 	return cmd
 }
 

@@ -4,7 +4,8 @@
 # server from /usr/lib/postgresql/15/bin), Maven (scripts/trino.sh
 # fetches Trino with `mvn dependency:copy`) and Python's venv module
 # (scripts/moto.sh installs moto into a virtual environment; Debian ships
-# it apart as python3-venv). Idempotent: nothing is installed, and apt is
+# it apart as python3-venv) and bash-completion (test/binaries loads each
+# binary's bash completion script, which calls its functions, into bash). Idempotent: nothing is installed, and apt is
 # not touched, when all are present.
 set -euo pipefail
 
@@ -13,6 +14,7 @@ need=()
 command -v "${MVN:-mvn}" >/dev/null || need+=(maven)
 command -v "${PYTHON:-python3}" >/dev/null || need+=(python3)
 "${PYTHON:-python3}" -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+[[ -f /usr/share/bash-completion/bash_completion ]] || need+=(bash-completion)
 if ((${#need[@]} == 0)); then
 	exit 0
 fi
