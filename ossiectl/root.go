@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -168,7 +167,7 @@ func (e *env) readInput(name string) ([]byte, error) {
 	if name == "-" {
 		return io.ReadAll(e.stdin)
 	}
-	return os.ReadFile(name)
+	return readNamedFile(name)
 }
 
 // displayName is how a file is named in problem lines.
