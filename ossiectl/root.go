@@ -101,8 +101,9 @@ func (e *env) rootCmd() *cobra.Command {
 		Long: "ossiectl works with Ossie (Apache Ossie, formerly OSI) semantic model documents:\n" +
 			"it validates them, compiles them into versioned artifacts, plans metric queries\n" +
 			"into SQL, runs them on DuckDB, PostgreSQL or Trino and serves the semantic HTTP API\n" +
-			"locally; init, import dbt, enrich, migrate, diff and manifest author documents (docs/authoring.md,\n" +
-			"docs/dbt.md).\n" +
+			"locally; list shows a model's (or a server's) models, metrics and dimensions; init, import dbt,\n" +
+			"enrich, migrate, diff and manifest author documents (docs/authoring.md, docs/dbt.md).\n" +
+			"completion bash|zsh|fish|powershell prints a shell completion script.\n" +
 			"\n" +
 			"Exit status, for every command:\n" +
 			"  0  done\n" +
