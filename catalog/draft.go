@@ -34,6 +34,9 @@ type Report struct {
 	// Numeric lists numeric fields ("dataset.field") outside the primary
 	// key and foreign keys: candidates for SUM/AVG metrics.
 	Numeric []string
+	// Metrics counts the drafted metrics (draftMetrics): row counts and
+	// sums, each of which validates in the draft.
+	Metrics int
 }
 
 // Draft turns tables into an Ossie document (version 0.2.0.dev0, one
@@ -51,9 +54,12 @@ type Report struct {
 //   - one relationship per foreign key whose target is selected, as long as
 //     the join graph stays a tree (compiler OSS2008/OSS2015): a second path
 //     between two datasets, a cycle or a self-reference is left out and
-//     explained in Report.Skipped.
-//
-// Metrics are never invented: the document has none.
+//     explained in Report.Skipped;
+//   - metrics that validate in the draft (draftMetrics): per dataset, the
+//     row count over a one-column primary key and SUM of up to four
+//     numeric fields outside the keys whose names are not identifiers,
+//     codes, coordinates or calendar parts; each description says it was
+//     drafted and asks for a check.
 func Draft(tables []Table, opts Options) (*ossie.Document, Report) {
 	var rep Report
 	model := ossie.SemanticModel{Name: opts.ModelName}
@@ -77,6 +83,7 @@ func Draft(tables []Table, opts Options) (*ossie.Document, Report) {
 	dsNames := nameSet{}
 	type dsInfo struct {
 		fieldOf map[string]string // column name -> field name
+		numeric []string          // measureCandidates
 	}
 	infos := make([]dsInfo, len(tables))
 	index := map[[2]string]int{} // schema, table -> dataset index
@@ -128,7 +135,8 @@ func Draft(tables []Table, opts Options) (*ossie.Document, Report) {
 		} else {
 			rep.WithoutPrimaryKey = append(rep.WithoutPrimaryKey, ds.Name)
 		}
-		rep.Numeric = append(rep.Numeric, measureCandidates(t, ds, infos[i].fieldOf)...)
+		infos[i].numeric = measureCandidates(t, ds, infos[i].fieldOf)
+		rep.Numeric = append(rep.Numeric, infos[i].numeric...)
 		for _, uk := range t.UniqueKeys {
 			if k, ok := mapColumns(uk, infos[i].fieldOf); ok && !slices.Equal(k, ds.PrimaryKey) {
 				ds.UniqueKeys = append(ds.UniqueKeys, k)
@@ -139,6 +147,19 @@ func Draft(tables []Table, opts Options) (*ossie.Document, Report) {
 		model.Datasets = append(model.Datasets, ds)
 	}
 	rep.Datasets = len(model.Datasets)
+	metricNames := nameSet{}
+	// A numeric field name in several datasets gets the dataset in its
+	// sum's name (total_orders_amount), so no sum's name is ambiguous.
+	fieldCount := map[string]int{}
+	for i, ds := range model.Datasets {
+		for _, c := range infos[i].numeric {
+			fieldCount[strings.ToLower(strings.TrimPrefix(c, ds.Name+"."))]++
+		}
+	}
+	for i, ds := range model.Datasets {
+		model.Metrics = append(model.Metrics, draftMetrics(ds, infos[i].numeric, metricNames, func(field string) bool { return fieldCount[strings.ToLower(field)] > 1 })...)
+	}
+	rep.Metrics = len(model.Metrics)
 
 	// Relationships: a union-find over datasets keeps the join graph a
 	// forest, so the draft always validates.
@@ -262,26 +283,23 @@ func (r Report) NextSteps() []string {
 	if n := len(r.Opaque); n > 0 {
 		out = append(out, fmt.Sprintf("%d field(s) have no scalar type and are Opaque (%s): derive scalar fields or remove them", n, listSome(r.Opaque, 5)))
 	}
-	out = append(out, "add metrics, descriptions and ai_context; then run ossiectl validate. "+r.MetricsHint())
+	out = append(out, "review the metrics, add descriptions and ai_context; then run ossiectl validate. "+r.MetricsHint())
 	return out
 }
 
-// MetricsHint says why a draft needs metrics (every query asks for at
-// least one, so a model without any answers nothing) and suggests some:
-// SUM and AVG over the numeric columns found, COUNT(*) otherwise.
+// MetricsHint says what of the metrics is drafted and what to add: with
+// none drafted, that the model answers no query until it has one (every
+// query asks for at least one) and how to write a row count, which must
+// name a column of the dataset (COUNT(*) names no dataset: OSS2009).
 func (r Report) MetricsHint() string {
-	var ex []string
-	for _, f := range r.Numeric {
-		if len(ex) == 4 {
-			break
-		}
-		ex = append(ex, "SUM("+f+")")
+	if r.Metrics > 0 {
+		return fmt.Sprintf("%d metric(s) were drafted (row counts over one-column primary keys, sums of numeric columns that are not keys, codes or coordinates): check each means what its name says, and add averages, ratios and filtered metrics", r.Metrics)
 	}
+	hint := "Without metrics the model answers no query; none could be drafted (no one-column primary key, no additive numeric column)"
 	if len(r.Numeric) > 0 {
-		ex = append(ex, "AVG("+r.Numeric[0]+")")
+		hint += "; numeric columns: " + listSome(r.Numeric, 4)
 	}
-	ex = append(ex, "COUNT(*)")
-	return "Without metrics the model answers no query; candidates from the numeric columns: " + strings.Join(ex, ", ")
+	return hint + ". A row count names a column that is never null, e.g. COUNT(dataset.id)"
 }
 
 // measureCandidates are the numeric fields of ds that are neither in t's
@@ -331,10 +349,14 @@ func (r Report) ReviewLine() string {
 	} else {
 		add = append(add, "relationships")
 	}
-	add = append(add, "metrics")
+	if r.Metrics > 0 {
+		check = append(check, fmt.Sprintf("%d drafted metric(s)", r.Metrics))
+	} else {
+		add = append(add, "metrics")
+	}
 	line := "Review before committing: "
 	if len(check) > 0 {
-		line += "check " + strings.Join(check, " and ") + ", "
+		line += "check " + joinAnd(check) + ", "
 	}
 	return line + "add " + joinAnd(add) + ", then run ossiectl validate."
 }

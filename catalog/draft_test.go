@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,29 +171,53 @@ func TestReviewLine(t *testing.T) {
 	}
 }
 
-// TestMetricsHint: numeric columns outside keys become SUM/AVG
-// suggestions, keys do not; without numeric columns COUNT(*) remains.
-func TestMetricsHint(t *testing.T) {
+// TestDraftedMetricsValidate: the draft proposes a row count over each
+// one-column primary key and sums of numeric columns outside the keys;
+// identifiers, codes, coordinates and calendar parts are never summed,
+// COUNT(*) is never proposed, and the drafted document, metrics included,
+// passes the validator.
+func TestDraftedMetricsValidate(t *testing.T) {
 	tables := []Table{
 		{Schema: "s", Name: "customers", PrimaryKey: []string{"id"}, Columns: []Column{{Name: "id", Type: "bigint"}, {Name: "name", Type: "string"}}},
 		{Schema: "s", Name: "orders", PrimaryKey: []string{"order_id"},
 			ForeignKeys: []ForeignKey{{Columns: []string{"customer_id"}, RefSchema: "s", RefTable: "customers", RefColumns: []string{"id"}}},
 			Columns: []Column{{Name: "order_id", Type: "bigint"}, {Name: "customer_id", Type: "bigint"},
-				{Name: "amount", Type: "decimal(10,2)"}, {Name: "qty", Type: "int"}, {Name: "note", Type: "string"}}},
+				{Name: "amount", Type: "decimal(10,2)"}, {Name: "qty", Type: "int"}, {Name: "note", Type: "string"}, {Name: "total_tax", Type: "double"}}},
+		{Schema: "s", Name: "stations", Columns: []Column{{Name: "station_id", Type: "int"}, {Name: "latitude", Type: "double"}, {Name: "Longitude", Type: "double"},
+			{Name: "lat", Type: "double"}, {Name: "geo_lng", Type: "double"}, {Name: "customerId", Type: "int"}, {Name: "zip", Type: "int"}, {Name: "year", Type: "int"},
+			{Name: "order_no", Type: "int"}, {Name: "riders", Type: "bigint"}, {Name: "success_rate", Type: "double"}, {Name: "region_code", Type: "int"}}},
 	}
-	_, rep := Draft(tables, Options{ModelName: "m", TypeSystem: "Glue"})
-	if got := strings.Join(rep.Numeric, ","); got != "orders.amount,orders.qty" {
-		t.Errorf("numeric %q", got)
+	doc, rep := Draft(tables, Options{ModelName: "m", TypeSystem: "Glue"})
+	var got []string
+	for _, m := range doc.SemanticModel[0].Metrics {
+		got = append(got, m.Name+"="+m.Expression.Dialects[0].Expression)
+		if !strings.Contains(m.Description, "Drafted by ossiectl init") {
+			t.Errorf("%s: description %q", m.Name, m.Description)
+		}
 	}
-	want := "Without metrics the model answers no query; candidates from the numeric columns: SUM(orders.amount), SUM(orders.qty), AVG(orders.amount), COUNT(*)"
-	if got := rep.MetricsHint(); got != want {
-		t.Errorf("hint %q", got)
+	want := []string{"customers_count=COUNT(customers.id)", "orders_count=COUNT(orders.order_id)", "total_amount=SUM(orders.amount)",
+		"total_qty=SUM(orders.qty)", "total_tax=SUM(orders.total_tax)", "total_riders=SUM(stations.riders)"}
+	if !slices.Equal(got, want) || rep.Metrics != len(want) {
+		t.Errorf("drafted metrics %v (report %d), want %v", got, rep.Metrics, want)
 	}
-	if steps := rep.NextSteps(); !strings.HasSuffix(steps[len(steps)-1], want) {
-		t.Errorf("last step %q", steps[len(steps)-1])
+	out, err := Render(doc, []string{rep.ReviewLine()})
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, rep = Draft(tables[:1], Options{ModelName: "m", TypeSystem: "Glue"})
-	if got := rep.MetricsHint(); !strings.HasSuffix(got, ": COUNT(*)") {
-		t.Errorf("no numeric columns: %q", got)
+	if _, probs := compiler.Load(out, compiler.CompileOptions{}); len(probs) > 0 {
+		t.Errorf("the draft does not validate: %v\n%s", probs, out)
+	}
+	if steps := rep.NextSteps(); !strings.Contains(steps[len(steps)-1], "6 metric(s) were drafted") || strings.Contains(strings.Join(steps, " "), "COUNT(*)") {
+		t.Errorf("steps %q", steps)
+	}
+	if !strings.Contains(rep.ReviewLine(), "check the 2 drafted primary key(s), 1 relationship(s) and 6 drafted metric(s)") {
+		t.Errorf("review line %q", rep.ReviewLine())
+	}
+
+	// Nothing to count or sum: the hint says how to write a count, not
+	// COUNT(*).
+	_, rep = Draft([]Table{{Schema: "s", Name: "notes", Columns: []Column{{Name: "body", Type: "string"}, {Name: "lat", Type: "double"}}}}, Options{ModelName: "m", TypeSystem: "Glue"})
+	if got := rep.MetricsHint(); rep.Metrics != 0 || strings.Contains(got, "COUNT(*)") || !strings.Contains(got, "Without metrics the model answers no query") || !strings.Contains(got, "notes.lat") {
+		t.Errorf("no metric drafted: %d %q", rep.Metrics, got)
 	}
 }

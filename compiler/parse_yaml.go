@@ -1,9 +1,11 @@
 package compiler
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
@@ -96,7 +98,7 @@ func readYAML(data []byte) (*ynode, Problems) {
 	}
 	file, err := parseBytesSafely(data)
 	if err != nil {
-		return nil, Problems{syntaxProblem(err)}
+		return nil, Problems{syntaxProblem(err, data)}
 	}
 	var docs []*ast.DocumentNode
 	for _, d := range file.Docs {
@@ -156,8 +158,35 @@ func invalidUTF8(data []byte) Problem {
 }
 
 // syntaxProblem converts a go-yaml error into a CodeSyntax problem with the
-// offending token's line and column.
-func syntaxProblem(err error) Problem {
+// offending token's line and column. A tab where YAML allows only spaces,
+// which go-yaml reports as a character "that cannot start any token" or a
+// "tab character" it cannot use, is said in plain words instead: the line
+// and column of the tab and what to do.
+func syntaxProblem(err error, data []byte) Problem {
+	p := yamlSyntaxProblem(err)
+	if p.Line < 1 {
+		return p
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	if p.Line > len(lines) {
+		return p
+	}
+	l := lines[p.Line-1]
+	indent := l[:len(l)-len(bytes.TrimLeft(l, " \t"))]
+	if col := bytes.IndexByte(indent, '\t'); col >= 0 && len(indent) < len(l) {
+		p.Column = col + 1
+		p.Message = fmt.Sprintf("line %d is indented with a tab (column %d); YAML indents with spaces only: replace the tab with spaces", p.Line, p.Column)
+	} else if strings.Contains(p.Message, "tab character") {
+		// go-yaml points at the token after the tab: point at the tab.
+		if t := bytes.LastIndexByte(l[:min(p.Column, len(l))], '\t'); t >= 0 {
+			p.Column = t + 1
+		}
+		p.Message = fmt.Sprintf("a tab at line %d, column %d, where YAML allows only spaces: replace the tab with spaces", p.Line, p.Column)
+	}
+	return p
+}
+
+func yamlSyntaxProblem(err error) Problem {
 	p := Problem{Code: CodeSyntax, Severity: SeverityError, Message: "not valid YAML or JSON: " + err.Error()}
 	var yerr yaml.Error
 	if errors.As(err, &yerr) {

@@ -20,7 +20,8 @@ import (
 // enrichOptions are the flags of enrich.
 type enrichOptions struct {
 	datahub, platform, env, instance string
-	tokenEnv, tokenFile, output      string
+	output                           string
+	tokens                           tokenFlags
 	urns                             map[string]string
 	nameParts                        int
 	overwrite, dryRun, lowercase     bool
@@ -74,12 +75,12 @@ func (e *env) enrichCmd() *cobra.Command {
 				}
 				o.urns[ds] = urn
 			}
-			token, err := o.token()
+			token, err := o.tokens.read()
 			if err != nil {
 				return err
 			}
 			if token == "" {
-				fmt.Fprintf(e.stderr, "ossiectl: warning: no DataHub token ($%s is not set and no --token-file); trying without authentication, which works only if DataHub allows anonymous reads\n", o.tokenEnv)
+				fmt.Fprintf(e.stderr, "ossiectl: warning: no DataHub token ($%s is not set and no --token-file); trying without authentication, which works only if DataHub allows anonymous reads\n", o.tokens.env)
 			}
 			return e.enrich(cmd, args[0], o, token)
 		},
@@ -92,26 +93,12 @@ func (e *env) enrichCmd() *cobra.Command {
 	f.IntVar(&o.nameParts, "name-parts", 0, "keep only the last N dot-separated parts of the table path (2 for glue and hive: database.table); 0 keeps all")
 	f.BoolVar(&o.lowercase, "lowercase", false, "lowercase dataset names in URNs (as DataHub's Snowflake and BigQuery sources do)")
 	f.StringArrayVar(&urnFlags, "urn", nil, "DATASET=URN: use this DataHub URN for a dataset (repeatable)")
-	f.StringVar(&o.tokenEnv, "token-env", "DATAHUB_TOKEN", "environment variable holding the DataHub access token")
-	f.StringVar(&o.tokenFile, "token-file", "", "file holding the DataHub access token (e.g. a mounted Secret)")
+	o.tokens.register(f, "DATAHUB_TOKEN", "DataHub")
 	f.BoolVar(&o.overwrite, "overwrite", false, "replace descriptions the author wrote with DataHub's")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the summary only; write nothing")
 	f.StringVarP(&o.output, "output", "o", "", "write the result here instead of replacing FILE ('-' = stdout)")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "time limit of each DataHub request")
 	return cmd
-}
-
-// token reads the access token from --token-file, else the environment;
-// an empty token means DataHub runs without authentication.
-func (o enrichOptions) token() (string, error) {
-	if o.tokenFile != "" {
-		b, err := os.ReadFile(o.tokenFile)
-		if err != nil {
-			return "", failf("cannot read --token-file: %v. Next: point --token-file at the file holding a DataHub access token", err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	return strings.TrimSpace(os.Getenv(o.tokenEnv)), nil
 }
 
 func (e *env) enrich(cmd *cobra.Command, name string, o enrichOptions, token string) error {

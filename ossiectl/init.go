@@ -159,8 +159,10 @@ func (e *env) runInit(ctx context.Context, f initFlags) error {
 	if rep.Renamed > 0 {
 		fmt.Fprintf(e.stderr, "  %d name(s) were not plain identifiers: their fields are snake_case, the label keeps the original and the expression quotes it exactly\n", rep.Renamed)
 	}
-	fmt.Fprintln(e.stderr, "ossiectl: warning: the draft has no metrics, so it cannot answer any query yet (every query asks for at least one metric); step "+
-		fmt.Sprint(len(rep.NextSteps()))+" below suggests some")
+	if rep.Metrics == 0 {
+		fmt.Fprintln(e.stderr, "ossiectl: warning: the draft has no metrics, so it cannot answer any query yet (every query asks for at least one metric); step "+
+			fmt.Sprint(len(rep.NextSteps()))+" below says how to add one")
+	}
 	fmt.Fprintln(e.stderr, "Next steps:")
 	for i, s := range rep.NextSteps() {
 		fmt.Fprintf(e.stderr, "  %d. %s\n", i+1, s)

@@ -3,6 +3,7 @@ package ossiectl
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -110,13 +111,9 @@ func TestInitFromDuckDB(t *testing.T) {
 	}
 	model := checkShopDraft(t, "init/duckdb.yaml", out, errOut)
 
-	// With one metric added by the author, the draft answers on the same
-	// database: its sources, quoted expressions and relationships are real.
-	withMetric := out + "    metrics:\n      - name: revenue\n        expression:\n          dialects:\n            - {dialect: OSSIE_SQL_2026, expression: SUM(orders.amount)}\n"
-	if err := os.WriteFile(model, []byte(withMetric), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errOut = run(t, "", "query", model, "--duckdb", file, "--metrics", "revenue",
+	// The drafted metric total_orders_amount answers on the same database: its
+	// sources, quoted expressions and relationships are real.
+	code, out, errOut = run(t, "", "query", model, "--duckdb", file, "--metrics", "total_orders_amount",
 		"--dimensions", "customers.region,orders.order_date:month,orders.say_hi", "--format", "csv")
 	if code != ExitOK {
 		t.Fatalf("query exit %d: %s", code, errOut)
@@ -130,7 +127,7 @@ func TestInitFromDuckDB(t *testing.T) {
 	}
 	slices.Sort(got)
 	slices.Sort(want)
-	t.Logf("drafted model + revenue on DuckDB:\n%s", out)
+	t.Logf("drafted model's total_orders_amount on DuckDB:\n%s", out)
 	if !slices.Equal(got, want) || len(want) != 4 {
 		t.Errorf("drafted model answers\n%v\nhand-written SQL answers\n%v\n(raw CLI output:\n%s)", got, want, out)
 	}
@@ -261,4 +258,80 @@ func openPTY(t *testing.T) (master, tty *os.File) {
 	}
 	t.Cleanup(func() { s.Close(); m.Close() })
 	return m, s
+}
+
+// TestInitDraftsOnlyMetricsThatValidate drafts a DuckDB database whose
+// numeric columns include coordinates, identifiers, codes and calendar
+// parts: only the row count and the sums of real quantities are drafted,
+// the draft validates, and each drafted metric answers on the database as
+// hand-written SQL does. No COUNT(*) is proposed anywhere.
+func TestInitDraftsOnlyMetricsThatValidate(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "transit.duckdb") // not geo: a catalog and a schema of one name are ambiguous
+	db, err := sql.Open("duckdb", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		`CREATE SCHEMA geo`,
+		`CREATE TABLE geo.stations (station_id INTEGER PRIMARY KEY, name VARCHAR, latitude DOUBLE, longitude DOUBLE, "customerId" INTEGER,
+			zip INTEGER, "year" INTEGER, riders INTEGER, fare DECIMAL(8,2))`,
+		`INSERT INTO geo.stations VALUES (1, 'a', 52.5, 13.4, 7, 10115, 2024, 100, 2.50), (2, 'b', 48.1, 11.6, 8, 80331, 2024, 40, 3.00), (3, 'c', 50.1, 8.7, 7, 60311, 2023, NULL, 1.25)`,
+		`CREATE TABLE geo.pings (lat DOUBLE, lng DOUBLE, device_id BIGINT, "Sensor No" INTEGER)`,
+		`INSERT INTO geo.pings VALUES (1.5, 2.5, 9, 1)`,
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	hand := map[string]string{}
+	for name, q := range map[string]string{
+		"stations_count": `SELECT COUNT(*) FROM geo.stations`,
+		"total_riders":   `SELECT SUM(riders) FROM geo.stations`,
+		"total_fare":     `SELECT SUM(fare) FROM geo.stations`,
+	} {
+		var v float64
+		if err := db.QueryRow(q).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		hand[name] = fmt.Sprintf("%.2f", v)
+	}
+	db.Close()
+
+	model := filepath.Join(t.TempDir(), "geo.yaml")
+	code, _, errOut := run(t, "", "init", "--from", "engine", "--engine", "duckdb", "--duckdb", file, "-o", model)
+	if code != ExitOK {
+		t.Fatalf("init exit %d: %s", code, errOut)
+	}
+	if strings.Contains(errOut, "COUNT(*)") || strings.Contains(string(readFile(t, model)), "COUNT(*)") || !strings.Contains(errOut, "3 metric(s) were drafted") {
+		t.Errorf("report:\n%s", errOut)
+	}
+	if code, out, errOut := run(t, "", "validate", model); code != ExitOK {
+		t.Fatalf("the draft does not validate: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := run(t, "", "list", "metrics", model, "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("list exit %d: %s", code, errOut)
+	}
+	var metrics []struct{ Name string }
+	if err := json.Unmarshal([]byte(out), &metrics); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range metrics {
+		names = append(names, m.Name)
+	}
+	if !slices.Equal(names, []string{"stations_count", "total_riders", "total_fare"}) {
+		t.Fatalf("drafted metrics %v", names)
+	}
+	for _, name := range names {
+		code, out, errOut := run(t, "", "query", model, "--duckdb", file, "--metrics", name, "--format", "csv")
+		if code != ExitOK {
+			t.Fatalf("query %s: exit %d: %s", name, code, errOut)
+		}
+		var v float64
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if _, err := fmt.Sscan(lines[len(lines)-1], &v); err != nil || fmt.Sprintf("%.2f", v) != hand[name] {
+			t.Errorf("%s answers %q, hand-written SQL %s", name, out, hand[name])
+		}
+	}
 }

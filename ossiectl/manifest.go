@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	goyaml "github.com/goccy/go-yaml"
@@ -151,7 +150,7 @@ func indent(text []byte) []byte {
 // the file's order, the file's bytes (compiler.ParseGovernance input) and
 // the JSON of each view.
 func governanceSpec(name string) (spec, data []byte, views []json.RawMessage, err error) {
-	data, err = os.ReadFile(name)
+	data, err = readNamedFile(name)
 	if err != nil {
 		return nil, nil, nil, failf("cannot read the governance file: %v. Next: check the --governance path (a YAML file with `roles:` and optional `views:`; docs/governance.md)", err)
 	}

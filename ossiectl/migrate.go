@@ -2,7 +2,6 @@ package ossiectl
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,7 +131,7 @@ func (e *env) applyMigrations(results []*migration, to string, check bool) error
 
 // migrateFile computes the migration of one file without writing it.
 func migrateFile(name, to string) *migration {
-	data, err := os.ReadFile(name)
+	data, err := readNamedFile(name)
 	if err != nil {
 		return &migration{file: name, err: fmt.Errorf("cannot read the file (%w); check the path, or drop it from the command", err)}
 	}

@@ -116,11 +116,14 @@ func TestUsageErrors(t *testing.T) {
 func TestVersion(t *testing.T) {
 	code, out, _ := run(t, "", "version")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "ossiectl ") {
+	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "ossiectl ") {
 		t.Fatalf("exit %d %q", code, out)
 	}
-	if lines[1] != "supported document versions: 0.1.1, 0.2.0.dev0" {
-		t.Errorf("%q", lines[1])
+	if lines[1] != "document versions: 0.1.1, 0.2.0.dev0" || lines[2] != "artifact format: "+compiler.ArtifactFormat {
+		t.Errorf("%q", lines[1:])
+	}
+	if code, flag, _ := run(t, "", "--version"); code != 0 || flag != out {
+		t.Errorf("--version: exit %d %q, want %q", code, flag, out)
 	}
 }
 

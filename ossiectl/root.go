@@ -13,12 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/internal/buildinfo"
 	"github.com/ossie-dev/ossie/server"
 )
 
@@ -101,8 +101,9 @@ func (e *env) rootCmd() *cobra.Command {
 		Long: "ossiectl works with Ossie (Apache Ossie, formerly OSI) semantic model documents:\n" +
 			"it validates them, compiles them into versioned artifacts, plans metric queries\n" +
 			"into SQL, runs them on DuckDB, PostgreSQL or Trino and serves the semantic HTTP API\n" +
-			"locally; init, import dbt, enrich, migrate, diff and manifest author documents (docs/authoring.md,\n" +
-			"docs/dbt.md).\n" +
+			"locally; list shows a model's (or a server's) models, metrics and dimensions; init, import dbt,\n" +
+			"enrich, migrate, diff and manifest author documents (docs/authoring.md, docs/dbt.md).\n" +
+			"completion bash|zsh|fish|powershell prints a shell completion script.\n" +
 			"\n" +
 			"Exit status, for every command:\n" +
 			"  0  done\n" +
@@ -127,10 +128,12 @@ func (e *env) rootCmd() *cobra.Command {
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
-	root.CompletionOptions.DisableDefaultCmd = true
+	// --version prints what `ossiectl version` prints.
+	root.Version = BinaryVersion()
+	root.SetVersionTemplate(buildinfo.Report("ossiectl", BinaryVersion()))
 	root.AddCommand(e.validateCmd(), e.compileCmd(), e.sqlCmd(), e.queryCmd(), e.serveCmd(), e.mcpCmd(), e.versionCmd())
 	root.AddCommand(e.enrichCmd(), e.migrateCmd(), e.diffCmd(), e.manifestCmd())
-	root.AddCommand(e.initCmd(), e.importCmd())
+	root.AddCommand(e.initCmd(), e.importCmd(), e.listCmd())
 	return root
 }
 
@@ -165,7 +168,7 @@ func (e *env) readInput(name string) ([]byte, error) {
 	if name == "-" {
 		return io.ReadAll(e.stdin)
 	}
-	return os.ReadFile(name)
+	return readNamedFile(name)
 }
 
 // displayName is how a file is named in problem lines.

@@ -11,6 +11,8 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/compiler/sqlfmt"
+	"github.com/ossie-dev/ossie/internal/cli"
 )
 
 // dialects are the SQL dialects `sql --dialect` can emit.
@@ -37,11 +39,15 @@ func (e *env) sqlCmd() *cobra.Command {
 		dialect string
 		format  string
 		explain bool
+		compact bool
 		opts    compiler.CompileOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "sql FILE",
 		Short: "Plan a metric query and print the SQL it runs",
+		Long: "sql plans a metric query as the server does and prints the statement, laid out one clause a\n" +
+			"line with subqueries indented (only whitespace differs from the one-line statement the engine\n" +
+			"is sent, so either runs the same); --compact prints that one line.",
 		Example: "  ossiectl sql flights.yaml --metrics flight_count,avg_delay --dimensions origin.state,flights.departure_time:month \\\n" +
 			"      --filter 'origin.state:in:CA,NY' --order-by flight_count:desc --limit 10\n" +
 			"  ossiectl sql flights.yaml --metrics flight_count --dimensions origin.state --explain",
@@ -70,6 +76,9 @@ func (e *env) sqlCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if !compact {
+				p.SQL = sqlfmt.Format(p.SQL) // whitespace only: it runs the same
+			}
 			if format == "json" {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
@@ -91,9 +100,12 @@ func (e *env) sqlCmd() *cobra.Command {
 	cmd.Flags().StringVar(&model, "model", "", "model name (required when the file defines several)")
 	cmd.Flags().StringVar(&dialect, "dialect", "duckdb", "SQL dialect: "+dialectNames())
 	cmd.Flags().StringVarP(&format, "format", "f", "sql", "output: sql (the statement) or json (statement, columns, model version)")
+	cmd.Flags().BoolVar(&compact, "compact", false, "print the statement on one line, as the engine is sent it")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the logical plan (each node with the rewrite that made it and why) instead of the SQL; with --format json, add it as \"explain\"")
 	compileFlags(cmd, &opts)
 	e.gov.register(cmd, true)
+	cli.RegisterEnum(cmd, "dialect", "duckdb", "postgres", "trino")
+	cli.RegisterEnum(cmd, "format", "sql", "json")
 	return cmd
 }
 

@@ -2,11 +2,9 @@ package ossiectl
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/internal/buildinfo"
 )
 
@@ -27,12 +25,11 @@ func BinaryVersion() string {
 func (e *env) versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
-		Short:   "Print the binary version and the Ossie document versions it reads",
-		Example: "  ossiectl version",
+		Short:   "Print the binary version, the Ossie document versions it reads and the artifact format",
+		Example: "  ossiectl version\n  ossiectl --version",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintf(e.stdout, "ossiectl %s\n", BinaryVersion())
-			fmt.Fprintf(e.stdout, "supported document versions: %s\n", strings.Join(ossie.SupportedVersions, ", "))
+			fmt.Fprint(e.stdout, buildinfo.Report("ossiectl", BinaryVersion()))
 			return nil
 		},
 	}

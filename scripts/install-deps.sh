@@ -6,9 +6,11 @@
 # compiles the JDBC client test with javac; Maven alone brings a JRE),
 # Python's venv module
 # (scripts/moto.sh installs moto into a virtual environment; Debian ships
-# it apart as python3-venv) and Node.js with npm (scripts/node-pg.sh
-# installs node-postgres for the SQL endpoint's client test). Idempotent:
-# nothing is installed, and apt is not touched, when all are present.
+# it apart as python3-venv), Node.js with npm (scripts/node-pg.sh
+# installs node-postgres for the SQL endpoint's client test) and
+# bash-completion (test/binaries loads each binary's bash completion
+# script, which calls its functions, into bash). Idempotent: nothing is
+# installed, and apt is not touched, when all are present.
 set -euo pipefail
 
 need=()
@@ -19,6 +21,7 @@ command -v "${PYTHON:-python3}" >/dev/null || need+=(python3)
 "${PYTHON:-python3}" -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
+[[ -f /usr/share/bash-completion/bash_completion ]] || need+=(bash-completion)
 if ((${#need[@]} == 0)); then
 	exit 0
 fi

@@ -54,7 +54,9 @@ type ResultColumn struct {
 	StoredTimezone string `json:"stored_timezone,omitempty"`
 }
 
-// PlanResponse is the answer of POST /v1/models/{model}/sql. Explain is
+// PlanResponse is the answer of POST /v1/models/{model}/sql. SQL is the
+// statement laid out on lines for reading (compiler/sqlfmt: whitespace
+// only, it runs as the one-line statement the engine is sent). Explain is
 // the logical plan as an indented tree (plan.Plan.Explain), present when
 // the query asked for it with "explain": true.
 type PlanResponse struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/compiler/sqlfmt"
 )
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
@@ -73,7 +74,7 @@ func (s *Server) planSQL(ctx context.Context, model string, q *plan.Query, gated
 	if err != nil {
 		return nil, err
 	}
-	resp := &PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: p.SQL, Columns: planColumns(p.Columns)}
+	resp := &PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: sqlfmt.Format(p.SQL), Columns: planColumns(p.Columns)}
 	if q.Explain {
 		resp.Explain = p.Explain()
 	}

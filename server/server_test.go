@@ -384,6 +384,21 @@ func TestSQLEndpoint(t *testing.T) {
 	if err := sameRows(a.Rows, direct); err != nil {
 		t.Error(err)
 	}
+	// It is laid out for reading, and only that: the one-line statement
+	// the engine is sent gives the same rows.
+	if !strings.Contains(p.SQL, "\nFROM (\n  SELECT ") || !strings.Contains(p.SQL, "\n  GROUP BY 1\n") {
+		t.Errorf("not formatted:\n%s", p.SQL)
+	}
+	sent, err := f.srv.Plan(context.Background(), "shop", &plan.Query{Metrics: []string{"revenue"}, Dimensions: []plan.Dimension{{Field: "customers.state"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(sent.SQL, "\n") || sent.SQL == p.SQL {
+		t.Errorf("the statement sent is not one line: %s", sent.SQL)
+	}
+	if err := sameRows(a.Rows, f.handRows(t, sent.SQL)); err != nil {
+		t.Error(err)
+	}
 }
 
 // TestSQLEndpointExplain: "explain": true adds the logical plan, each node

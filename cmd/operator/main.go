@@ -89,7 +89,7 @@ func (c *config) register(f *pflag.FlagSet) {
 	f.StringVar(&c.metricsAddr, "metrics-bind-address", DefaultMetricsAddr, "address of the Prometheus metrics endpoint (0 disables it; :PORT listens on every interface)")
 	f.StringVar(&c.probeAddr, "health-probe-bind-address", DefaultProbeAddr, "address of the /healthz and /readyz endpoints (:PORT listens on every interface)")
 	f.BoolVarP(&c.verbose, "verbose", "v", false, "debug logging")
-	f.BoolVar(&c.version, "version", false, "print the version and exit")
+	f.BoolVar(&c.version, "version", false, "print the version, the Ossie document versions read and the artifact format, and exit")
 	// -v and --v were the standard library's spelling of --verbose.
 	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "v" {
@@ -212,11 +212,12 @@ func command(c *config, act func() error) *cobra.Command {
 			"  1  start-up or manager failure (engine or API server unreachable)\n" +
 			"  2  usage (unknown flag, bad value, missing or conflicting flags)",
 		Example: "  operator --engine=postgres --dsn-file=/var/run/secrets/ossie/dsn --default-schema=public --namespaces=analytics\n" +
-			"  operator --engine=duckdb --dsn-env=OSSIE_DUCKDB_PATH --leader-elect --metrics-bind-address=:8080 --health-probe-bind-address=:8081",
+			"  operator --engine=duckdb --dsn-env=OSSIE_DUCKDB_PATH --leader-elect --metrics-bind-address=:8080 --health-probe-bind-address=:8081\n" +
+			"  source <(operator completion bash)   # shell completion (also zsh, fish, powershell)",
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if c.version {
-				fmt.Fprintln(cmd.OutOrStdout(), "operator", buildinfo.String())
+				fmt.Fprint(cmd.OutOrStdout(), buildinfo.Report("operator", buildinfo.String()))
 				return nil
 			}
 			if err := c.check(); err != nil {
@@ -226,6 +227,7 @@ func command(c *config, act func() error) *cobra.Command {
 		},
 	}
 	c.register(cmd.Flags())
+	cli.RegisterEnum(cmd, "engine", "duckdb", "postgres", "trino")
 	return cmd
 }
 

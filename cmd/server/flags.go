@@ -71,7 +71,7 @@ func (o *options) register(f *pflag.FlagSet) {
 	limitFlags := flag.NewFlagSet("limits", flag.ContinueOnError)
 	o.limits.Register(limitFlags)
 	f.AddGoFlagSet(limitFlags)
-	f.BoolVar(&o.version, "version", false, "print the version and exit")
+	f.BoolVar(&o.version, "version", false, "print the version, the Ossie document versions read and the artifact format, and exit")
 }
 
 // engineOptions are the engine flags for engine/connect.

@@ -74,11 +74,12 @@ func runTo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			"  2  usage (unknown flag, bad value, missing or conflicting flags)",
 		Example: "  server --models=examples/flights/model.yaml --duckdb=flights.duckdb\n" +
 			"  server --kube --namespaces=analytics --engine=postgres --dsn-file=/var/run/secrets/ossie/dsn --default-schema=public\n" +
-			"  server --kube --engine=postgres --dsn-env=PG_DSN --tokens-file=/var/run/secrets/ossie/tokens.yaml --addr=:8080",
+			"  server --kube --engine=postgres --dsn-env=PG_DSN --tokens-file=/var/run/secrets/ossie/tokens.yaml --addr=:8080\n" +
+			"  source <(server completion bash)   # shell completion (also zsh, fish, powershell)",
 		Args: cli.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if o.version {
-				fmt.Fprintln(stdout, "server", buildinfo.String())
+				fmt.Fprint(stdout, buildinfo.Report("server", buildinfo.String()))
 				return nil
 			}
 			if msg := o.check(); msg != "" {
@@ -91,6 +92,9 @@ func runTo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		},
 	}
 	o.register(cmd.Flags())
+	cli.RegisterEnum(cmd, "engine", "duckdb", "postgres", "trino")
+	_ = cmd.MarkFlagFilename("models", "yaml", "yml", "json")
+	_ = cmd.MarkFlagFilename("governance", "yaml", "yml", "json")
 	return cli.Run(cmd, args, stdout, stderr)
 }
 

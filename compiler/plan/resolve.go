@@ -338,8 +338,11 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 	pr, pol := s.b.pr, s.b.pol
 	name, grain := unquoteMember(dd.Field), dd.Grain
 	if _, ok := pr.fieldSQL[name]; !ok && grain == "" {
-		if i := strings.LastIndexByte(name, '.'); i > 0 && isGrain(name[i+1:]) {
-			if _, ok := pr.fieldSQL[name[:i]]; ok {
+		if i := strings.LastIndexByte(name, '.'); i > 0 {
+			// `dataset.field.grain`; a misspelt grain after a field
+			// (`orders.date.months`) is a grain problem with a suggestion,
+			// not an unknown dimension.
+			if _, ok := pr.fieldSQL[name[:i]]; ok && (isGrain(name[i+1:]) || grainSuggestion(name[i+1:]) != "") {
 				name, grain = name[:i], name[i+1:]
 			}
 		}
@@ -358,8 +361,12 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 		// A grain suffix (`dataset.feild.month`) is not part of the typo:
 		// compare the field alone and suggest it with the grain.
 		probe, suffix := name, ""
-		if j := strings.LastIndexByte(name, '.'); grain == "" && j > 0 && isGrain(strings.ToLower(name[j+1:])) {
-			probe, suffix = name[:j], name[j:]
+		if j := strings.LastIndexByte(name, '.'); grain == "" && j > 0 {
+			if g := strings.ToLower(name[j+1:]); isGrain(g) {
+				probe, suffix = name[:j], name[j:]
+			} else if dm := grainSuggestion(g); dm != "" && strings.Count(name, ".") > 1 {
+				probe, suffix = name[:j], "."+dm
+			}
 		}
 		if dm := compiler.DidYouMean(probe, s.fieldNames()); dm != "" {
 			msg += fmt.Sprintf("; did you mean %q?", dm+suffix)
@@ -383,7 +390,11 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 	if grain != "" {
 		g := strings.ToLower(grain)
 		if !isGrain(g) {
-			s.fail(compiler.CodeBadGrain, path.String()+".grain", fmt.Sprintf("unknown time grain %q; use one of hour, day, week, month, quarter, year", grain))
+			msg := fmt.Sprintf("unknown time grain %q; use one of hour, day, week, month, quarter, year", grain)
+			if dm := grainSuggestion(grain); dm != "" {
+				msg += fmt.Sprintf("; did you mean %q?", dm)
+			}
+			s.fail(compiler.CodeBadGrain, path.String()+".grain", msg)
 			return nil
 		}
 		if !out.f.IsTime {
@@ -484,6 +495,16 @@ func unquoteMember(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// grainSuggestion is the grain g is a plausible typo or plural of
+// (months → month), or "".
+func grainSuggestion(g string) string {
+	names := make([]string, len(dialect.Grains))
+	for i, x := range dialect.Grains {
+		names[i] = string(x)
+	}
+	return compiler.DidYouMean(g, names)
 }
 
 func isGrain(g string) bool {

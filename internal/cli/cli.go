@@ -4,6 +4,10 @@
 // reported as one line (the reason) plus a hint pointing at --help, never
 // the whole flag list.
 //
+// `<name> completion bash|zsh|fish|powershell` prints a shell completion
+// script (cobra's), completing flag names and the values RegisterEnum
+// lists.
+//
 // Exit codes: 0 done (also --help and --version), 1 a start-up or serving
 // failure, 2 bad usage (unknown flag, bad value, missing or conflicting
 // flags, positional arguments).
@@ -54,7 +58,9 @@ func NoArgs(_ *cobra.Command, args []string) error {
 func Run(cmd *cobra.Command, args []string, stdout, stderr io.Writer) int {
 	cmd.SilenceErrors = true
 	cmd.SilenceUsage = true
-	cmd.CompletionOptions.DisableDefaultCmd = true
+	// Cobra's `completion bash|zsh|fish|powershell` stays: on a command
+	// without subcommands it exists only when called, so positional
+	// arguments are still refused as before.
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
@@ -99,4 +105,10 @@ func doubleDash(args []string, fs *pflag.FlagSet) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// RegisterEnum completes flag name of cmd with values (shell completion),
+// and no file names.
+func RegisterEnum(cmd *cobra.Command, name string, values ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 }
