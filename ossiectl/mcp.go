@@ -50,7 +50,9 @@ func (e *env) mcpCmd() *cobra.Command {
 			if c != nil {
 				opts.Identity = &server.Identity{Name: "mcp", Roles: c.Roles, Attributes: c.Attributes, Method: "local"}
 			}
-			if err := srv.MCPServer(opts).Run(ctx, &mcp.IOTransport{Reader: e.stdinCloser(), Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {
+			d := newDrain()
+			t := &mcp.IOTransport{Reader: d.reader(e.stdinCloser()), Writer: d.writer(nopWriteCloser{e.stdout})}
+			if err := srv.MCPServer(opts).Run(ctx, t); err != nil && ctx.Err() == nil {
 				return failf("mcp: %v", err)
 			}
 			return nil

@@ -65,3 +65,44 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
 }
+
+// TestMCPPipedInputIsAnswered: an agent (or a shell pipe) that writes its
+// requests and closes stdin gets every answer before ossiectl mcp exits;
+// before, the session ended with the input and the answers still being
+// computed were lost (3 runs in 4 printed nothing).
+func TestMCPPipedInputIsAnswered(t *testing.T) {
+	dir := t.TempDir()
+	orders := filepath.Join(dir, "orders.csv")
+	if err := os.WriteFile(orders, []byte("order_id,customer_id,status,order_date,amount\n1,1,placed,2024-01-05,10.5\n2,2,shipped,2024-01-20,20.25\n3,1,placed,2024-02-01,5\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"query","arguments":{"model":"shop","metrics":["order_count"],"dimensions":["orders.status"],"order_by":[{"key":"orders.status"}]}}}
+`
+	for run := 0; run < 5; run++ {
+		var out, errb strings.Builder
+		if code := Do([]string{"mcp", "--models", "../server/testdata/shop.yaml", "--load", "orders=" + orders}, strings.NewReader(in), &out, &errb); code != 0 {
+			t.Fatalf("exit %d\n%s", code, errb.String())
+		}
+		ids := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("run %d: %v in %q", run, err, line)
+			}
+			ids[string(m.ID)] = string(m.Result)
+		}
+		if len(ids) != 3 || ids["1"] == "" || ids["2"] == "" {
+			t.Fatalf("run %d: answers %v\nstderr: %s", run, ids, errb.String())
+		}
+		// Orders by status from the loaded CSV: placed 2, shipped 1.
+		if !strings.Contains(ids[`"q"`], `"rows":[["placed",2],["shipped",1]]`) {
+			t.Fatalf("run %d: query answer %s", run, ids[`"q"`])
+		}
+	}
+}
