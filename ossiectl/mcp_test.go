@@ -106,3 +106,18 @@ func TestMCPPipedInputIsAnswered(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryEngineErrorNamesNoServerLog: ossiectl query gives the engine's
+// own message and does not send its user to a server log it does not
+// have (a header-only CSV loads as VARCHAR, which SUM refuses).
+func TestQueryEngineErrorNamesNoServerLog(t *testing.T) {
+	orders := filepath.Join(t.TempDir(), "orders.csv")
+	if err := os.WriteFile(orders, []byte("order_id,customer_id,status,order_date,amount\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	code := Do([]string{"query", "../server/testdata/shop.yaml", "--load", "orders=" + orders, "--metrics", "revenue"}, strings.NewReader(""), &out, &errb)
+	if code != ExitProblems || !strings.Contains(errb.String(), "OSS5001") || !strings.Contains(errb.String(), "engine: ") || strings.Contains(errb.String(), "server log") {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+}

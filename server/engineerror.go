@@ -18,11 +18,14 @@ import (
 // 6), so it is only logged, under the request id the problem carries.
 const (
 	detailInvalidInput = "a filter value cannot be converted to the type of the field it is compared with"
-	detailNotFound     = "the model's source (a table, view or column a dataset reads) is missing in the engine (drift); an operator can find the engine's message in the server log under this request_id"
-	detailPermission   = "the engine's user may not read a source of the model; an operator can find the engine's message in the server log under this request_id"
-	detailSandboxed    = "the model's source reads a file or setting outside the engine's sandbox, which allows only the database's relations and the files --allow-read names; an operator can find the engine's message in the server log under this request_id"
+	detailNotFound     = "the model's source (a table, view or column a dataset reads) is missing in the engine (drift)"
+	detailPermission   = "the engine's user may not read a source of the model"
+	detailSandboxed    = "the model's source reads a file or setting outside the engine's sandbox, which allows only the database's relations and the files --allow-read names"
 	detailUnavailable  = "the engine cannot be reached right now; retry later"
-	detailEngine       = "the engine failed the query; an operator can find the engine's message in the server log under this request_id"
+	detailEngine       = "the engine failed the query"
+	// detailInLog ends the details above whose engine message is kept
+	// back; with Config.DebugErrors the message itself is given instead.
+	detailInLog = "; an operator can find the engine's message in the server log under this request_id"
 )
 
 // engineError maps an engine failure of q to a problem with a generic
@@ -71,8 +74,11 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 	}
 	id := requestIDFrom(parent)
 	s.cfg.Logger.Warn("engine error", "request_id", id, "status", e.Status, "code", e.Code, "error", err)
-	if s.cfg.DebugErrors && IdentityFrom(parent) == nil {
+	switch {
+	case s.cfg.DebugErrors && IdentityFrom(parent) == nil:
 		e.Detail += "; engine: " + e.EngineMessage
+	case e.Detail != detailUnavailable && e.Code != compiler.CodeBadFilter:
+		e.Detail += detailInLog
 	}
 	return e
 }

@@ -103,7 +103,7 @@ func TestEngineErrorsDoNotLeak(t *testing.T) {
 	}
 	resp, body = f.call(t, "POST", "/v1/models/shop/query", `{"metrics":["revenue"],"dimensions":["customers.state"]}`, state)
 	p = wantProblem(t, resp, body, 502, compiler.CodeEngine)
-	if p.Detail != detailNotFound {
+	if p.Detail != detailNotFound+detailInLog {
 		t.Errorf("drift detail %q", p.Detail)
 	}
 	wantNoLeak(t, body)
@@ -202,7 +202,7 @@ func TestGovernedFlightsErrorsDoNotLeak(t *testing.T) {
 	}
 	resp, body = f.call(t, "POST", "/v1/models/flights/query", q, sfo)
 	p := wantProblem(t, resp, body, 502, compiler.CodeEngine)
-	if p.Detail != detailNotFound {
+	if p.Detail != detailNotFound+detailInLog {
 		t.Errorf("detail %q", p.Detail)
 	}
 	for _, m := range []string{"origin_code", "'SFO'", "SFO", "SELECT", " FROM ", "WHERE", "JOIN", "airports", "Catalog Error", "does not exist"} {

@@ -506,7 +506,7 @@ func TestTimeoutAndEngineErrors(t *testing.T) {
 	resp, body = f.do(t, "POST", "/v1/models/missing/query", `{"metrics":["gone_count"]}`)
 	p := wantProblem(t, resp, body, 502, compiler.CodeEngine)
 	// Drift, in fixed words: the physical table name stays in the log.
-	if p.Detail != detailNotFound || strings.Contains(string(body), "no_such_table") {
+	if p.Detail != detailNotFound+detailInLog || strings.Contains(string(body), "no_such_table") {
 		t.Errorf("detail %q", p.Detail)
 	}
 }
