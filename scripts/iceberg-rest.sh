@@ -35,17 +35,9 @@ complete() {
 	[[ -f $dest/.complete && $(cat "$dest/.complete") == "$want" && -d $dest/lib ]]
 }
 
-if complete; then
-	echo "$dest"
-	exit 0
-fi
-mkdir -p "$dest"
-exec 9>"$dest/.lock"
-flock 9
-if complete; then
-	echo "$dest"
-	exit 0
-fi
+# shellcheck source=scripts/install-once.sh
+source "$root/scripts/install-once.sh"
+once_per_version
 
 start=$(date +%s)
 log "resolving Iceberg $version REST catalog fixture and its dependencies"

@@ -30,19 +30,9 @@ complete() {
 	[[ -f $dest/.complete && $(cat "$dest/.complete") == "$want" && -f $dest/node_modules/pg/package.json ]]
 }
 
-if complete; then
-	echo "$dest"
-	exit 0
-fi
-
-mkdir -p "$dest"
-# Two test runs starting at once must not both install into the same place.
-exec 9>"$dest/.lock"
-flock 9
-if complete; then
-	echo "$dest"
-	exit 0
-fi
+# shellcheck source=scripts/install-once.sh
+source "$root/scripts/install-once.sh"
+once_per_version
 
 for tool in node npm; do
 	if ! command -v "$tool" >/dev/null; then

@@ -44,13 +44,10 @@ classes_complete() {
 	[[ -f $dest/.classes && $(cat "$dest/.classes") == "$want_classes" && -f $dest/classes/JdbcProbe.class ]]
 }
 
-if lib_complete && classes_complete; then
-	echo "$dest"
-	exit 0
-fi
-mkdir -p "$dest"
-exec 9>"$dest/.lock"
-flock 9
+complete() { lib_complete && classes_complete; }
+# shellcheck source=scripts/install-once.sh
+source "$root/scripts/install-once.sh"
+once_per_version
 
 if ! lib_complete; then
 	start=$(date +%s)

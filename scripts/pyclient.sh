@@ -31,18 +31,9 @@ complete() {
 	[[ -f $dest/.complete && $(cat "$dest/.complete") == "$pins" && -x $dest/venv/bin/pytest ]]
 }
 
-if complete; then
-	echo "$dest"
-	exit 0
-fi
-
-mkdir -p "$dest"
-exec 9>"$dest/.lock"
-flock 9
-if complete; then
-	echo "$dest"
-	exit 0
-fi
+# shellcheck source=scripts/install-once.sh
+source "$root/scripts/install-once.sh"
+once_per_version
 
 if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
 	log "$PYTHON cannot create virtual environments (no venv/ensurepip module): install python3-venv (scripts/install-deps.sh does) or set PYTHON"

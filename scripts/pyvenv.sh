@@ -38,19 +38,9 @@ complete() {
 	[[ -f $dest/.complete && $(cat "$dest/.complete") == "$want" && -x $dest/venv/bin/python ]]
 }
 
-if complete; then
-	echo "$dest"
-	exit 0
-fi
-
-mkdir -p "$dest"
-# Two test runs starting at once must not both build the same venv.
-exec 9>"$dest/.lock"
-flock 9
-if complete; then
-	echo "$dest"
-	exit 0
-fi
+# shellcheck source=scripts/install-once.sh
+source "$root/scripts/install-once.sh"
+once_per_version
 
 if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
 	log "$PYTHON cannot create virtual environments (no venv/ensurepip module): install python3-venv (scripts/install-deps.sh does) or set PYTHON"

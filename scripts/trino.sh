@@ -83,20 +83,9 @@ complete() {
 	done
 }
 
-if complete; then
-	echo "$dest"
-	exit 0
-fi
-
-mkdir -p "$dest"
-# Two test runs starting at once must not both download 200 MB nor unpack
-# over each other.
-exec 9>"$dest/.lock"
-flock 9
-if complete; then
-	echo "$dest"
-	exit 0
-fi
+# shellcheck source=scripts/install-once.sh
+source "$root/scripts/install-once.sh"
+once_per_version
 
 downloads="$dest/.download"
 rm -rf "$downloads"
