@@ -51,9 +51,13 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 	} else {
 		e.EngineMessage = err.Error()
 	}
+	// The engine's message is only logged; a detail whose class says what
+	// to do on its own (retry, fix the filter value) does not point there.
+	pointsToLog := true
 	switch {
 	case errors.Is(err, engine.ErrUnavailable):
 		e.Status, e.Title, e.Detail = http.StatusServiceUnavailable, "Engine unavailable", detailUnavailable
+		pointsToLog = false
 	case errors.Is(err, engine.ErrInvalidInput):
 		// A filter value of the wrong type for an undeclared datatype: the
 		// request is at fault. Declaring datatype in the model catches it
@@ -64,6 +68,7 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 			e.Detail += " (" + path + ")"
 		}
 		e.Problems = compiler.Problems{{Code: compiler.CodeBadFilter, Severity: compiler.SeverityError, Path: path, Message: e.Detail}}
+		pointsToLog = false
 	case errors.Is(err, engine.ErrNotFound):
 		e.Detail = detailNotFound
 	case errors.Is(err, engine.ErrSandboxed):
@@ -77,7 +82,7 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 	switch {
 	case s.cfg.DebugErrors && IdentityFrom(parent) == nil:
 		e.Detail += "; engine: " + e.EngineMessage
-	case e.Detail != detailUnavailable && e.Code != compiler.CodeBadFilter:
+	case pointsToLog:
 		e.Detail += detailInLog
 	}
 	return e
