@@ -13,8 +13,9 @@ import (
 // answers still being computed.
 const drainWait = 2 * time.Minute
 
-// drain holds the end of `ossiectl mcp`'s input until every request read
-// has been answered. The MCP session ends when its input does, so an agent
+// drain holds the end of `ossiectl mcp`'s input, and a line that is not a
+// JSON-RPC message (which ends the session too), until every request read
+// before it has been answered. The MCP session ends when its input does, so an agent
 // that writes its requests and closes stdin (a shell pipe, a script) would
 // otherwise lose the answers still being computed. Messages are JSON-RPC
 // 2.0, one per line (MCP stdio transport); a request is a message with a
@@ -109,6 +110,11 @@ func (r *drainReader) Read(p []byte) (int, error) {
 		}
 		line, err := r.br.ReadBytes('\n')
 		if len(line) > 0 {
+			if len(bytes.TrimSpace(line)) > 0 && messages(line) == nil {
+				// The session ends on a line that is not a message: the
+				// requests before it are answered first.
+				r.d.wait(drainWait)
+			}
 			r.d.mark(line, true)
 			r.rest = line
 		}

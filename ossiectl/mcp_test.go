@@ -81,10 +81,16 @@ func TestMCPPipedInputIsAnswered(t *testing.T) {
 {"jsonrpc":"2.0","id":2,"method":"tools/list"}
 {"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"query","arguments":{"model":"shop","metrics":["order_count"],"dimensions":["orders.status"],"order_by":[{"key":"orders.status"}]}}}
 `
-	for run := 0; run < 5; run++ {
+	for run := 0; run < 6; run++ {
+		// Half the runs end with a line that is not JSON-RPC: the session
+		// fails on it (exit 1), after answering what came before.
+		input, want := in, 0
+		if run%2 == 1 {
+			input, want = in+"not json\n", ExitProblems
+		}
 		var out, errb strings.Builder
-		if code := Do([]string{"mcp", "--models", "../server/testdata/shop.yaml", "--load", "orders=" + orders}, strings.NewReader(in), &out, &errb); code != 0 {
-			t.Fatalf("exit %d\n%s", code, errb.String())
+		if code := Do([]string{"mcp", "--models", "../server/testdata/shop.yaml", "--load", "orders=" + orders}, strings.NewReader(input), &out, &errb); code != want {
+			t.Fatalf("run %d: exit %d, want %d\n%s", run, code, want, errb.String())
 		}
 		ids := map[string]string{}
 		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
