@@ -22,6 +22,9 @@ import (
 
 // isCatalogQuery: a SELECT without FROM, or one reading a catalog relation.
 func isCatalogQuery(s *pg_query.SelectStmt) bool {
+	if w := s.GetWithClause(); w != nil {
+		return catalogCTEs(w)
+	}
 	if s.GetOp() != pg_query.SetOperation_SETOP_NONE {
 		return isCatalogQuery(s.GetLarg())
 	}
@@ -58,6 +61,9 @@ type evaluator struct {
 	cat    *catalog
 	params *paramSet
 	depth  int
+	// ctes are the common table expressions in scope, innermost last
+	// (catalog_cte.go).
+	ctes []map[string]*relation
 }
 
 // frame is the row being evaluated: one value slice per FROM relation,
@@ -93,8 +99,15 @@ func (ev *evaluator) query(s *pg_query.SelectStmt, outer *frame) (*relation, err
 	if s.GetOp() != pg_query.SetOperation_SETOP_NONE {
 		return ev.setOp(s, outer)
 	}
-	if s.GetWithClause() != nil || len(s.GetValuesLists()) > 0 {
-		return nil, refusef(codeFeature, "WITH or VALUES in a catalog query")
+	if w := s.GetWithClause(); w != nil {
+		pop, err := ev.with(w, outer)
+		if err != nil {
+			return nil, err
+		}
+		defer pop()
+	}
+	if len(s.GetValuesLists()) > 0 {
+		return nil, refusef(codeFeature, "VALUES in a catalog query")
 	}
 	frames, err := ev.from(s.GetFromClause(), outer)
 	if err != nil {
@@ -140,47 +153,61 @@ func (ev *evaluator) query(s *pg_query.SelectStmt, outer *frame) (*relation, err
 		out.types = append(out.types, ev.typeOf(rt.GetVal(), proto))
 		targets = append(targets, rt)
 	}
-	if hasAggregate(targets) && len(s.GetGroupClause()) == 0 {
-		row := make([]any, len(targets))
-		for i, t := range targets {
-			v, err := ev.aggregate(t.GetVal(), kept)
-			if err != nil {
-				return nil, err
-			}
-			row[i] = v
-		}
-		out.rows = [][]any{row}
-		return out, nil
-	}
-	if len(s.GetGroupClause()) > 0 {
-		return nil, refusef(codeFeature, "GROUP BY in a catalog query")
-	}
-	if err := ev.windows(targets, kept); err != nil {
-		return nil, err
-	}
 	type sorted struct {
 		row  []any
 		keys []any
 	}
 	var rows []sorted
-	for _, f := range kept {
-		row := make([]any, len(targets))
-		for i, t := range targets {
-			v, err := ev.eval(t.GetVal(), f)
-			if err != nil {
-				return nil, err
-			}
-			row[i] = v
-		}
+	// add appends the output row computed from frame f, with its sort keys.
+	add := func(row []any, f *frame) error {
 		var keys []any
 		for _, sb := range s.GetSortClause() {
 			k, err := ev.sortKey(sb.GetSortBy().GetNode(), f, row, out.cols)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			keys = append(keys, k)
 		}
 		rows = append(rows, sorted{row, keys})
+		return nil
+	}
+	if len(s.GetGroupClause()) > 0 || hasAggregate(targets) {
+		groups, err := ev.groups(s, targets, kept)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range groups {
+			row := make([]any, len(targets))
+			for i, t := range targets {
+				if row[i], err = ev.aggregate(t.GetVal(), g); err != nil {
+					return nil, err
+				}
+			}
+			f := proto
+			if len(g) > 0 {
+				f = g[0]
+			}
+			if err := add(row, f); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		if err := ev.windows(targets, kept); err != nil {
+			return nil, err
+		}
+		for _, f := range kept {
+			row := make([]any, len(targets))
+			for i, t := range targets {
+				v, err := ev.eval(t.GetVal(), f)
+				if err != nil {
+					return nil, err
+				}
+				row[i] = v
+			}
+			if err := add(row, f); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if d := s.GetDistinctClause(); len(d) > 0 {
 		seen := map[string]bool{}
@@ -352,7 +379,10 @@ func (ev *evaluator) emptyFrame(items []*pg_query.Node, outer *frame) *frame {
 
 func (ev *evaluator) namedRelation(n *pg_query.Node, outer *frame) (string, *relation) {
 	if rv := n.GetRangeVar(); rv != nil {
-		r, ok := ev.cat.relation(rv.GetSchemaname(), rv.GetRelname(), ev.c.user, ev.c.database())
+		r, ok := ev.cte(rv)
+		if !ok {
+			r, ok = ev.cat.relation(rv.GetSchemaname(), rv.GetRelname(), ev.c.user, ev.c.database())
+		}
 		if !ok {
 			return "", nil
 		}
@@ -382,7 +412,8 @@ func (ev *evaluator) fromItem(n *pg_query.Node, outer *frame) ([]*frame, error) 
 		return nil, nil
 	}
 	if rv := n.GetRangeVar(); rv != nil {
-		if _, ok := ev.cat.relation(rv.GetSchemaname(), rv.GetRelname(), ev.c.user, ev.c.database()); !ok {
+		_, isCTE := ev.cte(rv)
+		if _, ok := ev.cat.relation(rv.GetSchemaname(), rv.GetRelname(), ev.c.user, ev.c.database()); !ok && !isCTE {
 			name := rv.GetRelname()
 			if rv.GetSchemaname() != "" {
 				name = rv.GetSchemaname() + "." + name
@@ -474,7 +505,8 @@ func (f *frame) column(parts []string) (any, uint32, bool) {
 	return nil, 0, false
 }
 
-var aggregates = map[string]bool{"count": true, "max": true, "min": true, "sum": true, "bool_or": true, "bool_and": true}
+var aggregates = map[string]bool{"count": true, "max": true, "min": true, "sum": true, "bool_or": true, "bool_and": true,
+	"array_agg": true, "string_agg": true}
 
 func hasAggregate(ts []*pg_query.ResTarget) bool {
 	for _, t := range ts {
@@ -496,6 +528,9 @@ func (ev *evaluator) aggregate(n *pg_query.Node, rows []*frame) (any, error) {
 	name := funcName(fc)
 	if name == "count" && fc.GetAggStar() {
 		return int64(len(rows)), nil
+	}
+	if name == "array_agg" || name == "string_agg" {
+		return ev.collect(fc, rows)
 	}
 	var acc any
 	var count int64
@@ -595,7 +630,7 @@ var funcTypes = map[string]uint32{"count": oidInt8, "pg_backend_pid": oidInt4, "
 	"has_table_privilege": oidBool, "has_schema_privilege": oidBool, "has_database_privilege": oidBool, "pg_is_in_recovery": oidBool,
 	"pg_relation_size": oidInt8, "pg_total_relation_size": oidInt8, "pg_has_role": oidBool, "has_column_privilege": oidBool,
 	"pg_function_is_visible": oidBool, "current_schemas": oidText, "array_lower": oidInt4, "array_upper": oidInt4,
-	"row_number": oidInt8}
+	"row_number": oidInt8, "has_any_column_privilege": oidBool, "has_sequence_privilege": oidBool, "has_function_privilege": oidBool}
 
 func castType(tc *pg_query.TypeCast) (uint32, bool) {
 	names := tc.GetTypeName().GetNames()
@@ -1145,9 +1180,18 @@ func (ev *evaluator) call(fc *pg_query.FuncCall, f *frame) (any, error) {
 		return arg(1), nil
 	case "pg_backend_pid":
 		return int64(ev.c.pid), nil
-	case "pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible", "has_table_privilege", "has_schema_privilege",
-		"has_database_privilege", "has_column_privilege", "pg_has_role":
+	case "pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible", "pg_has_role":
 		return true, nil
+	case "has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege", "has_any_column_privilege",
+		"has_sequence_privilege", "has_function_privilege":
+		return readPrivilege(arg(len(args) - 1)), nil
+	case "replace":
+		if arg(0) == nil || arg(1) == nil || arg(2) == nil {
+			return nil, nil
+		}
+		return strings.ReplaceAll(textValue(oidText, arg(0)), textValue(oidText, arg(1)), textValue(oidText, arg(2))), nil
+	case "format":
+		return formatText(args)
 	case "pg_is_in_recovery":
 		return false, nil
 	case "pg_get_userbyid":
@@ -1192,7 +1236,7 @@ func (ev *evaluator) call(fc *pg_query.FuncCall, f *frame) (any, error) {
 		}
 		return strings.ToUpper(fmt.Sprint(arg(0))), nil
 	case "quote_ident":
-		return `"` + strings.ReplaceAll(fmt.Sprint(arg(0)), `"`, `""`) + `"`, nil
+		return identText(fmt.Sprint(arg(0))), nil
 	case "like_escape": // LIKE ... ESCAPE
 		return likeEscape(arg(0), arg(1)), nil
 	case "concat":

@@ -1,6 +1,8 @@
 package pgwire
 
 import (
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -110,14 +112,25 @@ func (c *catalog) relation(schema, name, user, database string) (*relation, bool
 		return r, true
 	case "pg_type":
 		r := rel("oid:oid typname:name typnamespace:oid typowner:oid typlen:int2 typbyval:bool typtype:char typcategory:char typisdefined:bool " +
-			"typdelim:char typrelid:oid typelem:oid typarray:oid typbasetype:oid typtypmod:int4 typnotnull:bool typndims:int4 typcollation:oid typinput:oid typoutput:oid typdefault")
+			"typdelim:char typrelid:oid typelem:oid typarray:oid typbasetype:oid typtypmod:int4 typnotnull:bool typndims:int4 typcollation:oid typinput:oid typoutput:oid typdefault " +
+			"typreceive:oid typsend:oid")
 		for _, t := range []struct {
 			oid uint32
 			cat string
 		}{{oidBool, "B"}, {oidInt8, "N"}, {oidInt4, "N"}, {oidInt2, "N"}, {oidText, "S"}, {oidOID, "N"}, {oidFloat8, "N"}, {oidVarchar, "S"},
 			{oidDate, "D"}, {oidTime, "D"}, {oidTimestamp, "D"}, {oidTimestampTz, "D"}, {oidNumeric, "N"}, {oidName, "S"}, {oidChar, "Z"}} {
 			r.add(int64(t.oid), pgTypname[t.oid], int64(oidNamespaceCatalog), int64(oidOwner), int64(typeSize(t.oid)), typeSize(t.oid) > 0 && typeSize(t.oid) <= 8,
-				"b", t.cat, true, ",", int64(0), int64(0), int64(0), int64(0), int64(-1), false, int64(0), int64(0), int64(0), int64(0), nil)
+				"b", t.cat, true, ",", int64(0), int64(0), int64(0), int64(0), int64(-1), false, int64(0), int64(0), int64(0), int64(0), nil,
+				int64(typeReceive[t.oid].oid), int64(0))
+		}
+		return r, true
+	case "pg_proc":
+		// The receive functions of the types above: Npgsql 4 (Power BI)
+		// inner-joins pg_type to pg_proc on typreceive to learn the types.
+		r := rel("oid:oid proname:name pronamespace:oid proowner:oid prolang:oid prokind:char proretset:bool provolatile:char pronargs:int2 prorettype:oid proargtypes")
+		for _, oid := range slices.Sorted(maps.Keys(typeReceive)) {
+			f := typeReceive[oid]
+			r.add(int64(f.oid), f.name, int64(oidNamespaceCatalog), int64(oidOwner), int64(12), "f", false, "i", int64(3), int64(oid), "2281 26 23")
 		}
 		return r, true
 	case "pg_database":
@@ -149,6 +162,16 @@ func (c *catalog) relation(schema, name, user, database string) (*relation, bool
 	}
 	return nil, false
 }
+
+// typeReceive is each type's binary receive function, by the OIDs of
+// PostgreSQL's pg_proc.dat.
+var typeReceive = map[uint32]struct {
+	oid  uint32
+	name string
+}{oidBool: {2436, "boolrecv"}, oidInt8: {2408, "int8recv"}, oidInt4: {2406, "int4recv"}, oidInt2: {2404, "int2recv"},
+	oidText: {2414, "textrecv"}, oidOID: {2418, "oidrecv"}, oidFloat8: {2426, "float8recv"}, oidVarchar: {2432, "varcharrecv"},
+	oidDate: {2468, "date_recv"}, oidTime: {2470, "time_recv"}, oidTimestamp: {2474, "timestamp_recv"},
+	oidTimestampTz: {2476, "timestamptz_recv"}, oidNumeric: {2460, "numeric_recv"}, oidName: {2422, "namerecv"}, oidChar: {2434, "charrecv"}}
 
 var pgTypname = map[uint32]string{oidBool: "bool", oidInt8: "int8", oidInt4: "int4", oidInt2: "int2", oidText: "text", oidOID: "oid",
 	oidFloat8: "float8", oidVarchar: "varchar", oidDate: "date", oidTime: "time", oidTimestamp: "timestamp", oidTimestampTz: "timestamptz",

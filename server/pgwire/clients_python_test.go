@@ -15,6 +15,13 @@ type pythonReport struct {
 		Tables       []string `json:"tables"`
 		Columns      [][]any  `json:"columns"`
 		TableComment string   `json:"table_comment"`
+		PK           []string `json:"pk"`
+		ForeignKeys  []any    `json:"foreign_keys"`
+		Indexes      []any    `json:"indexes"`
+		Unique       []any    `json:"unique"`
+		Views        []string `json:"views"`
+		HasTable     bool     `json:"has_table"`
+		Ping         int      `json:"ping"`
 	} `json:"sqlalchemy"`
 }
 
@@ -42,6 +49,7 @@ func TestPsycopgAndSQLAlchemy(t *testing.T) {
 	f.checkAnswer(t, "psycopg client-side binding", r.Queries["params_client_side"], "params")
 	f.checkAnswer(t, "SQLAlchemy text()", r.Queries["sa_by_state"], "by_state")
 	f.checkAnswer(t, "SQLAlchemy text() with a bound parameter", r.Queries["sa_having"], "prepared_1")
+	f.checkAnswer(t, "Superset's chart query (SUM(metric) AS label)", r.Queries["superset_chart"], "by_state")
 
 	sa := r.SQLAlchemy
 	if !slices.Contains(sa.Schemas, "shop") || !slices.Contains(sa.Schemas, "slow") || slices.Contains(sa.Schemas, "pg_catalog") {
@@ -62,5 +70,9 @@ func TestPsycopgAndSQLAlchemy(t *testing.T) {
 	}
 	if sa.TableComment != "Orders of a small shop and the customers who placed them." {
 		t.Errorf("SQLAlchemy table comment %q", sa.TableComment)
+	}
+	if len(sa.PK)+len(sa.ForeignKeys)+len(sa.Indexes)+len(sa.Unique)+len(sa.Views) != 0 || !sa.HasTable || sa.Ping != 1 {
+		t.Errorf("Superset's table metadata: pk %v, foreign keys %v, indexes %v, unique %v, views %v, has_table %v, SELECT 1 %d",
+			sa.PK, sa.ForeignKeys, sa.Indexes, sa.Unique, sa.Views, sa.HasTable, sa.Ping)
 	}
 }

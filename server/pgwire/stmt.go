@@ -300,6 +300,14 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 		if err != nil {
 			return err
 		}
+		// A parameter the evaluation did not reach (in a UNION branch or
+		// an AND that no row got to) still counts, as text.
+		switch n := highestParam(m.Query); {
+		case n > ps.max:
+			return &sqlError{Code: codeLimit, Message: fmt.Sprintf("parameter $%d: at most %d parameters", n, ps.max)}
+		case n > len(ps.types):
+			ps.types = append(ps.types, make([]uint32, n-len(ps.types))...)
+		}
 		for i, t := range ps.types {
 			if t == 0 {
 				ps.types[i] = oidText
@@ -311,6 +319,28 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	c.stmts[m.Name] = p
 	c.be.Send(&pgproto3.ParseComplete{})
 	return nil
+}
+
+// highestParam is the highest $n in sql, from its tokens (a $1 inside a
+// string or comment is not one); 0 when none or sql does not scan.
+func highestParam(sql string) int {
+	if !strings.Contains(sql, "$") {
+		return 0
+	}
+	sr, err := pg_query.Scan(sql)
+	if err != nil {
+		return 0
+	}
+	high := 0
+	for _, tok := range sr.GetTokens() {
+		if tok.GetToken() != pg_query.Token_PARAM {
+			continue
+		}
+		if n, err := strconv.Atoi(sql[tok.GetStart()+1 : tok.GetEnd()]); err == nil && n > high {
+			high = n
+		}
+	}
+	return high
 }
 
 func (c *conn) bind(m *pgproto3.Bind) error {

@@ -164,7 +164,8 @@ func (e *encoder) encode(oid uint32, format int16, v any, buf []byte) ([]byte, e
 	if v == nil {
 		return nil, nil
 	}
-	if format == 0 || oid == oidText || oid == oidVarchar {
+	// The binary form of text, name and "char" is the text's bytes.
+	if format == 0 || oid == oidText || oid == oidVarchar || oid == oidName || oid == oidChar {
 		return append(buf, textValue(oid, v)...), nil
 	}
 	// Binary: the value converted to the Go type pgtype encodes for oid.

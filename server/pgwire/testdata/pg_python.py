@@ -151,7 +151,27 @@ sa["columns"] = [
     [c["name"], str(c["type"]), c["nullable"], c.get("comment")] for c in insp.get_columns("shop", schema="shop")
 ]
 sa["table_comment"] = insp.get_table_comment("shop", schema="shop").get("text")
+# What Superset reads when a dataset is added (its table metadata) and
+# when it lists a schema; a model table has no keys, indexes or views.
+sa["pk"] = insp.get_pk_constraint("shop", schema="shop").get("constrained_columns")
+sa["foreign_keys"] = insp.get_foreign_keys("shop", schema="shop")
+sa["indexes"] = insp.get_indexes("shop", schema="shop")
+sa["unique"] = insp.get_unique_constraints("shop", schema="shop")
+sa["views"] = insp.get_view_names(schema="shop") + insp.get_materialized_view_names(schema="shop")
+sa["has_table"] = insp.has_table("shop", schema="shop")
 with engine.connect() as c:
+    # Superset's connection test, then a chart: the metric in SUM(), the
+    # column aliased by its label.
+    sa["ping"] = c.execute(text("SELECT 1")).scalar()
+    q["superset_chart"] = [
+        [plain(v) for v in r]
+        for r in c.execute(
+            text(
+                'SELECT customers_state AS customers_state, SUM(revenue) AS "SUM(revenue)" FROM shop.shop '
+                'GROUP BY customers_state ORDER BY "SUM(revenue)" DESC LIMIT 2'
+            )
+        )
+    ]
     q["sa_by_state"] = [[plain(v) for v in r] for r in c.execute(text(BY_STATE))]
     q["sa_having"] = [
         [plain(v) for v in r]

@@ -117,6 +117,7 @@ public final class JdbcProbe {
                         switch (f[i].charAt(0)) {
                             case 's': ps.setString(i - 2, v); break;
                             case 'i': ps.setInt(i - 2, Integer.parseInt(v)); break;
+                            case 'l': ps.setLong(i - 2, Long.parseLong(v)); break;
                             case 'd': ps.setDate(i - 2, java.sql.Date.valueOf(v)); break;
                             case 'n': ps.setBigDecimal(i - 2, new BigDecimal(v)); break;
                             default: throw new IllegalArgumentException("parameter " + f[i]);
