@@ -21,36 +21,64 @@ import (
 	"github.com/ossie-dev/ossie/test/localproc"
 )
 
-var serverBin struct {
+// binaries are the commands built for this test binary, in one
+// temporary directory: name -> its build.
+var binaries struct {
+	mu    sync.Mutex
+	dir   string
+	built map[string]*binaryBuild
+}
+
+type binaryBuild struct {
 	once sync.Once
 	path string
 	err  error
 }
 
-// ServerBinary builds cmd/server once per test binary into a temporary
-// directory and returns its path: the entry points that serve run as the
-// real process (its flags, its wiring, its signals), not a copy of main.
-func ServerBinary(root string) (string, error) {
-	serverBin.once.Do(func() {
+// Binary builds ./cmd/<name> of the module at root once per test binary
+// into a temporary directory and returns its path: the entry points that
+// serve run as the real process (its flags, its wiring, its signals), not
+// a copy of main.
+func Binary(root, name string) (string, error) {
+	binaries.mu.Lock()
+	if binaries.built == nil {
+		binaries.built = map[string]*binaryBuild{}
+	}
+	b := binaries.built[name]
+	if b == nil {
+		b = &binaryBuild{}
+		binaries.built[name] = b
+	}
+	if binaries.dir == "" {
 		dir, err := os.MkdirTemp("", "ossie-differential-")
 		if err != nil {
-			serverBin.err = err
-			return
+			binaries.mu.Unlock()
+			return "", err
 		}
-		serverBin.path = filepath.Join(dir, "server")
-		cmd := exec.Command("go", "build", "-o", serverBin.path, "./cmd/server")
+		binaries.dir = dir
+	}
+	dir := binaries.dir
+	binaries.mu.Unlock()
+	b.once.Do(func() {
+		b.path = filepath.Join(dir, name)
+		cmd := exec.Command("go", "build", "-o", b.path, "./cmd/"+name)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			serverBin.err = fmt.Errorf("go build ./cmd/server: %v\n%s", err, out)
+			b.err = fmt.Errorf("go build ./cmd/%s: %v\n%s", name, err, out)
 		}
 	})
-	return serverBin.path, serverBin.err
+	return b.path, b.err
 }
 
-// RemoveServerBinary removes the built binary (TestMain calls it).
+// ServerBinary is Binary(root, "server").
+func ServerBinary(root string) (string, error) { return Binary(root, "server") }
+
+// RemoveServerBinary removes the built binaries (TestMain calls it).
 func RemoveServerBinary() {
-	if serverBin.path != "" {
-		os.RemoveAll(filepath.Dir(serverBin.path))
+	binaries.mu.Lock()
+	defer binaries.mu.Unlock()
+	if binaries.dir != "" {
+		os.RemoveAll(binaries.dir)
 	}
 }
 

@@ -21,6 +21,9 @@ const (
 	// winModelGone: a case's ConfigMap is deleted; its model is gone
 	// (404 OSS5003, SQLSTATE 3F000/42P01) until republished.
 	winModelGone = "model deleted"
+	// winDrift: a case's table is renamed away; its queries fail at the
+	// engine (any refusal with a code is clear) until it is back.
+	winDrift = "table renamed"
 )
 
 // window is one interval of a kind, for one case ("" every case); end is
@@ -138,6 +141,8 @@ func (r *recorder) clear(kase, key string, from, to time.Time) bool {
 		code = f[1]
 	}
 	switch {
+	case r.excused(winDrift, kase, from, to) && key != "":
+		return true
 	case isUnauthorized(key):
 		return r.excused(winNoTokens, kase, from, to)
 	case strings.HasPrefix(key, "404 ") || strings.HasPrefix(key, "3F000") || strings.HasPrefix(key, "42P01") || code == "OSS5003":

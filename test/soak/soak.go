@@ -20,7 +20,9 @@
 // after SIGKILL are the ones served before, a corrupt artifact leaves
 // the last good version serving, an old token stops working once rotated
 // out, and the server's resident memory stays under a bound (the series
-// is reported).
+// is reported). One case is the real operator's (operator.go): after
+// every fault its SemanticModel's status must tell the truth within a
+// requested reconcile, and two faults are its own.
 //
 // The short run is TestSoak in `make test`; `make soak` runs more
 // rounds over more cases (docs/development.md).
@@ -175,6 +177,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			start := time.Now()
 			s.run(ctx, rec)
 			w.recover(ctx, rec)
+			w.checkOperator(ctx, rec)
 			sleepCtx(ctx, o.Load)
 			rec.mu.Lock()
 			ph := &rec.phases[len(rec.phases)-1]

@@ -68,6 +68,9 @@ type world struct {
 	// and all of them get an engine slot (8 connections).
 	held atomic.Pointer[soakCase]
 
+	// op is the operator and its case (operator.go).
+	op *operatorRun
+
 	mu   sync.Mutex
 	proc *differential.Proc
 	// restarts counts server starts after the first.
@@ -110,12 +113,27 @@ func (w *world) setUp(ctx context.Context) error {
 		if seed > int64(w.o.Cases)*4 {
 			return fmt.Errorf("only %d of %d answerable cases in seeds 1..%d", len(w.cases), w.o.Cases, seed-1)
 		}
-		c, err := w.addCase(ctx, seed)
+		c, err := w.addCase(ctx, seed, false)
 		if err != nil {
 			return err
 		}
 		if c != nil {
 			w.cases = append(w.cases, c)
+		}
+	}
+	// The operator's case comes first: the ConfigMap faults of the soak
+	// itself take the last case.
+	for seed := int64(len(w.cases)) * 4; ; seed++ {
+		c, err := w.addCase(ctx, seed, true)
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			if err := w.startOperator(ctx, c); err != nil {
+				return err
+			}
+			w.cases = append([]*soakCase{c}, w.cases...)
+			break
 		}
 	}
 	w.tokens.Store(ptr(w.freshTokens()))
@@ -143,7 +161,8 @@ func (w *world) startControlPlane() error {
 	// controller-runtime logs through envtest; without a logger its first
 	// line prints a warning with a stack trace.
 	ctrllog.SetLogger(logr.Discard())
-	w.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStopTimeout: 2 * time.Minute}
+	w.env = &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStopTimeout: 2 * time.Minute,
+		CRDDirectoryPaths: []string{filepath.Join(kubetest.Root(), "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
 	// A kube-apiserver with watches open can take more than envtest's
 	// default 20 s to stop on a loaded machine.
 	w.env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certs}
@@ -161,9 +180,10 @@ func (w *world) startControlPlane() error {
 
 // addCase generates seed's case and, when the reference answers it,
 // gives it a model name of its own, loads its tables into a schema of its
-// own and publishes its artifact in a namespace of its own. A case the
-// reference refuses is skipped (nil): the soak checks answers.
-func (w *world) addCase(ctx context.Context, seed int64) (*soakCase, error) {
+// own and publishes its artifact in a namespace of its own (operated:
+// the operator publishes it, in opNamespace). A case the reference
+// refuses is skipped (nil): the soak checks answers.
+func (w *world) addCase(ctx context.Context, seed int64, operated bool) (*soakCase, error) {
 	g := gen.GenerateWith(seed, caseOptions)
 	c := g.Case
 	if c.Want == nil {
@@ -175,7 +195,11 @@ func (w *world) addCase(ctx context.Context, seed int64) (*soakCase, error) {
 		return nil, fmt.Errorf("seed %d: the model name %q is not where the generator writes it", seed, c.ModelName)
 	}
 	c.Model, c.ModelName = []byte(model), name
-	sc := &soakCase{Case: c, NS: fmt.Sprintf("soak-%d", seed),
+	ns := fmt.Sprintf("soak-%d", seed)
+	if operated {
+		ns = opNamespace
+	}
+	sc := &soakCase{Case: c, NS: ns,
 		Place: differential.Place{Engine: differential.Postgres, Schema: fmt.Sprintf("s%d", seed), DSN: w.pg.DSN("soak")}}
 	sc.Path = differential.KubePath(sc.NS, name)
 	if err := differential.LoadPostgres(ctx, sc.Place, c.Tables); err != nil {
@@ -189,8 +213,10 @@ func (w *world) addCase(ctx context.Context, seed int64) (*soakCase, error) {
 	if sc.Files, err = differential.WriteFiles(dir, c); err != nil {
 		return nil, err
 	}
-	if err := w.publish(ctx, sc); err != nil {
-		return nil, err
+	if !operated {
+		if err := w.publish(ctx, sc); err != nil {
+			return nil, err
+		}
 	}
 	_, mcpErr := differential.MCPArgs(c.Query, sc.NS, name)
 	sc.mcpOK = mcpErr == nil
@@ -323,6 +349,7 @@ func (w *world) tearDown() {
 	if p := w.server(); p != nil {
 		p.Stop()
 	}
+	w.stopOperator()
 	if w.kube != nil && w.kube.Engine != nil {
 		w.kube.Engine.Close()
 	}
