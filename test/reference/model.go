@@ -67,6 +67,9 @@ type MetricType struct {
 	Output string // period_over_period: value, difference, ratio
 	Along  string // semi_additive: dataset.field
 	Pick   string // semi_additive: last, first, min, max
+	// Per: semi_additive with last or first: the entity fields
+	// (dataset.field each) the pick is made for (semiper.go).
+	Per []string
 	// conversion: event A is the metric's dataset, event B another one.
 	Entity, At, ToEntity, ToAt string // dataset.field each
 }
