@@ -86,6 +86,10 @@ type Agg struct {
 	Dataset string
 	Field   string
 	When    *Cond
+	// Bare: the document writes Field without its dataset (a name only
+	// Dataset has; docs/authoring.md). The reference reads Dataset
+	// regardless.
+	Bare bool
 }
 
 // Cond is `field op value` over a field of the aggregate's dataset; Op is
