@@ -73,3 +73,12 @@ func (mc *modelCheck) perCandidates(datasets []string) []string {
 	}
 	return out
 }
+
+// perNote is " picked per <fields>" for a semi-additive metric with per,
+// for messages that name the metric's type; "" otherwise.
+func perNote(t *MetricType) string {
+	if len(t.Per) == 0 {
+		return ""
+	}
+	return " picked per " + strings.Join(t.Per, ", ")
+}
