@@ -36,7 +36,7 @@ const (
 	CodeMetricTypeSchema      = "OSS2041" // metric type parameters violate schema/metric-type.v1.schema.json
 	CodeMetricTypeNotAdditive = "OSS2042" // a windowed metric's expression is not one SUM or COUNT
 	CodeMetricTypeRef         = "OSS2043" // a typed metric used where it cannot be: inside a typed metric, next to aggregates, or a semi-additive/conversion inside any metric
-	CodeMetricTypeAlong       = "OSS2044" // a semi-additive metric's along field is not a time field of its dataset
+	CodeMetricTypeAlong       = "OSS2044" // a semi-additive metric's along field is not a time field of its dataset, or a per field no field of it
 	CodeMetricTypeConversion  = "OSS2045" // a conversion's entity or time fields do not fit
 
 	// Rollups (rollup.go, docs/rollups.md).

@@ -29,8 +29,10 @@ const (
 // (week, month, quarter, year); rolling has Count and Unit (day … year);
 // period_over_period has Offset ("prior_period", "prior_year") and Output
 // ("value", "difference", "ratio"); semi_additive has Along (a time
-// field "dataset.field" of the dataset the expression aggregates) and
-// Pick ("last", "first", "min", "max").
+// field "dataset.field" of the dataset the expression aggregates), Pick
+// ("last", "first", "min", "max") and, with last or first, optionally Per
+// (fields "dataset.field" of that dataset naming an entity: the pick is
+// made per entity, semiadditive_per.go).
 type MetricType struct {
 	Version int    `json:"version"`
 	Type    string `json:"type"`
@@ -42,6 +44,9 @@ type MetricType struct {
 	Output  string `json:"output,omitempty"`
 	Along   string `json:"along,omitempty"`
 	Pick    string `json:"pick,omitempty"`
+	// Per: semi_additive by entity; written as one "dataset.field" or a
+	// list of them, kept as a list.
+	Per FieldList `json:"per,omitempty"`
 	// conversion: Entity and At on the metric's dataset (event A),
 	// ToEntity and ToAt on the dataset of event B; Count and Unit bound
 	// how long after A event B may happen.
@@ -49,6 +54,22 @@ type MetricType struct {
 	At       string `json:"at,omitempty"`
 	ToEntity string `json:"to_entity,omitempty"`
 	ToAt     string `json:"to_at,omitempty"`
+}
+
+// Fields lists the fields "dataset.field" the type's parameters read
+// (along, per, and a conversion's entity and time fields), which
+// governance treats as read by the metric like those of its expression.
+func (t *MetricType) Fields() []string {
+	if t == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range append([]string{t.Along, t.Entity, t.At, t.ToEntity, t.ToAt}, t.Per...) {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // MetricTypeSchemaJSON is the JSON Schema (draft 2020-12) of MetricType,
@@ -77,7 +98,7 @@ type metricTypeData struct {
 // violation, at its path), OSS2042 (a windowed expression that is not one
 // additive aggregate), OSS2043 (a typed metric used where it cannot be,
 // checkTypedRefs),
-// OSS2044 (a semi-additive along field that does not fit).
+// OSS2044 (a semi-additive along or per field that does not fit).
 func (mc *modelCheck) checkMetricTypes() {
 	mc.metricTypes = make([]*MetricType, len(mc.m.Metrics))
 	for i, d := range mc.metricTypeRaw {
@@ -96,6 +117,7 @@ func (mc *modelCheck) checkMetricTypes() {
 	for i, t := range mc.metricTypes {
 		if t != nil && t.Type == MetricSemi && mc.metricExprs[i].ok {
 			mc.checkAlong(i, t)
+			mc.checkPer(i, t)
 		}
 		if t != nil && t.Type == MetricConversion && mc.metricExprs[i].ok {
 			mc.checkConversion(i, t)
@@ -262,7 +284,7 @@ func (mc *modelCheck) metricType(path string, raw json.RawMessage) *MetricType {
 	return &t
 }
 
-const metricTypeHelp = "cumulative takes window (all, to_date) and, to_date, grain; rolling takes count and unit; period_over_period takes offset and output; semi_additive takes along and pick; conversion takes entity, at, to_entity, to_at, count and unit (docs/metrics.md)"
+const metricTypeHelp = "cumulative takes window (all, to_date) and, to_date, grain; rolling takes count and unit; period_over_period takes offset and output; semi_additive takes along, pick and, with last or first, per; conversion takes entity, at, to_entity, to_at, count and unit (docs/metrics.md)"
 
 // additive reports whether n is one SUM or non-DISTINCT COUNT, or a
 // reference to a metric that is: only then is the sum of per-period values

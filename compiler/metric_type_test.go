@@ -15,6 +15,7 @@ func typed(name, sql, data string) string {
 func TestMetricTypes(t *testing.T) {
 	const m2 = "semantic_model[0].metrics[2]"
 	const at = m2 + ".custom_extensions[0].data.metric"
+	const pm1 = "semantic_model[0].metrics[1]"
 	tests := []struct {
 		name string
 		doc  string
@@ -58,6 +59,26 @@ func TestMetricTypes(t *testing.T) {
 			[]string{"error OSS2043 semantic_model[0].metrics[4].expression"}, "a rolling metric over y"},
 		{"a typed metric over a combination of typed metrics", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "all"}}`), met("y", "x + revenue"), typed("z", "y", `{"metric": {"version": 1, "type": "rolling", "count": 2, "unit": "month"}}`)),
 			[]string{"error OSS2042 semantic_model[0].metrics[4].expression", "error OSS2043 semantic_model[0].metrics[4].expression"}, ""},
+		// per (docs/metrics.md, "Per entity"): fields of the metric's
+		// dataset, as one string or a list, with last or first only.
+		{"one field", balancesDoc(semiPer(`"balances.account_id"`, "last")), nil, ""},
+		{"a list of fields", balancesDoc(semiPer(`["balances.account_id", "balances.currency"]`, "first")), nil, ""},
+		{"a field the dataset lacks", balancesDoc(semiPer(`"balances.acount_id"`, "last")),
+			[]string{"error OSS2044 " + pm1 + ".custom_extensions"}, `per balances.acount_id: dataset balances has no field acount_id; did you mean "account_id"?`},
+		{"a field of another dataset", balancesDoc(semiPer(`"accounts.account_id"`, "last")),
+			[]string{"error OSS2044 " + pm1 + ".custom_extensions"}, `picks per entity of the dataset it aggregates (balances)`},
+		{"a misspelt dataset", balancesDoc(semiPer(`"balance.account_id"`, "last")),
+			[]string{"error OSS2044 " + pm1 + ".custom_extensions"}, `did you mean "balances.account_id"?`},
+		{"one problem per bad field", balancesDoc(semiPer(`["balances.nope", "balances.account_id", "balances.none"]`, "last")),
+			[]string{"error OSS2044 " + pm1 + ".custom_extensions", "error OSS2044 " + pm1 + ".custom_extensions"}, `balances.nope`},
+		{"per with max", balancesDoc(semiPer(`"balances.account_id"`, "max")),
+			[]string{"error OSS2041 " + pm1 + ".custom_extensions[0].data.metric.per"}, "not a parameter of this metric type"},
+		{"per on a rolling metric", balancesDoc(typed("r", "balance_sum", `{"metric": {"version": 1, "type": "rolling", "count": 2, "unit": "day", "per": "balances.account_id"}}`)),
+			[]string{"error OSS2041 " + pm1 + ".custom_extensions[0].data.metric.per"}, "not a parameter"},
+		{"an empty list", balancesDoc(semiPer(`[]`, "last")),
+			[]string{"error OSS2041 " + pm1 + ".custom_extensions[0].data.metric.per"}, ""},
+		{"not dataset.field", balancesDoc(semiPer(`"account_id"`, "last")),
+			[]string{"error OSS2041 " + pm1 + ".custom_extensions[0].data.metric.per"}, ""},
 		{"a typed metric next to an aggregate", shop(typed("x", "revenue", `{"metric": {"version": 1, "type": "cumulative", "window": "all"}}`), met("y", "x / COUNT(orders.order_id)")),
 			[]string{"error OSS2043 semantic_model[0].metrics[3].expression"}, "combines metrics only"},
 	}

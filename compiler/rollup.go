@@ -365,7 +365,7 @@ func (mc *modelCheck) rollupMeasures(path string, r *ArtifactRollup) {
 			continue
 		}
 		if t := mc.metricTypes[k]; t != nil && (t.Type == MetricSemi || t.Type == MetricConversion) {
-			mc.errorf(CodeRollupNotReaggregatable, mpath, "metric %s is a %s metric; its value cannot be re-aggregated from partial results", name, t.Type)
+			mc.errorf(CodeRollupNotReaggregatable, mpath, "metric %s is a %s metric%s; its value cannot be re-aggregated from partial results", name, t.Type, perNote(t))
 			continue
 		}
 		mc.eachAggregate(k, map[int]bool{}, func(metric int, f expr.Func) {

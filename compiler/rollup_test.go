@@ -131,9 +131,12 @@ func TestRollupProblems(t *testing.T) {
 		{"filtered distinct with its key", `[{"version": 1, "name": "r", "measures": ["late_origins"], "dimensions": ["flights.origin_code"]}]`,
 			[]string{"error OSS2054 " + at + "[0].measures[0]"}, "without FILTER"},
 		{"semi-additive", `[{"version": 1, "name": "r", "measures": ["latest"]}]`, []string{"error OSS2054 " + at + "[0].measures[0]"}, "semi_additive"},
+		{"semi-additive per entity, even keeping the entity and the day", `[{"version": 1, "name": "r", "measures": ["latest_per_origin"], "dimensions": ["flights.origin_code"], "time_dimension": {"field": "flights.departure_time", "grain": "day"}}]`,
+			[]string{"error OSS2054 " + at + "[0].measures[0]"}, "metric latest_per_origin is a semi_additive metric picked per flights.origin_code; its value cannot be re-aggregated"},
 	}
 	extra := []string{met("mid", "MEDIAN(flights.delay)"), met("origins", "COUNT(DISTINCT flights.origin_code)"), met("late_origins", "COUNT(DISTINCT flights.origin_code) FILTER (WHERE flights.delay > 15)"),
-		typed("latest", "flight_count", `{"metric": {"version": 1, "type": "semi_additive", "along": "flights.departure_time", "pick": "last"}}`)}
+		typed("latest", "flight_count", `{"metric": {"version": 1, "type": "semi_additive", "along": "flights.departure_time", "pick": "last"}}`),
+		typed("latest_per_origin", "flight_count", `{"metric": {"version": 1, "type": "semi_additive", "along": "flights.departure_time", "pick": "last", "per": "flights.origin_code"}}`)}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			probs := Validate(parseOK(t, flightsWith(t, tt.rollups, extra...)))

@@ -183,8 +183,7 @@ func (e *explainer) walk(n node, depth int) {
 			why = rollupWhy(n)
 		}
 		if n.semi != nil {
-			pick := map[string]string{"last": "the sum at the latest " + n.semi.alongName, "first": "the sum at the earliest " + n.semi.alongName, "min": "the smallest of those sums", "max": "the largest of those sums"}[n.semi.pick]
-			why = strings.Join(e.servedMetrics(n), ", ") + ": sums " + n.home + " rows per " + n.semi.alongName + " value within each group, then takes " + pick
+			why = strings.Join(e.servedMetrics(n), ", ") + ": " + n.semi.explain(n.home)
 		}
 		e.line(depth, what, n.rewrite, why)
 		if !n.keyed {

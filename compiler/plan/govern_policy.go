@@ -151,6 +151,13 @@ func (p *Planner) metricReadable(r *compiler.ArtifactRole, masked map[string]com
 			return false
 		}
 	}
+	// The type's fields are read too: a per or conversion entity is
+	// grouped on, an along time compared.
+	for _, key := range m.Type.Fields() {
+		if mk, ok := masked[key]; !allowed(r.Fields, key) || (ok && !mk.AllowAggregates) {
+			return false
+		}
+	}
 	return true
 }
 

@@ -40,9 +40,12 @@ type convSpec struct {
 }
 
 // semiPick is how a semi-additive measure picks one value along time:
-// along is the field's SQL, pick one of last, first, min, max.
+// along is the field's SQL, pick one of last, first, min, max; per, when
+// set, the SQL of the entity fields perNames the pick is made for
+// (rewrite_semiadditive.go).
 type semiPick struct {
 	along, alongName, pick string
+	per, perNames          []string
 }
 
 // metricPlan is a metric decomposed into measures plus the expression that
@@ -179,8 +182,8 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 		if m.Type != nil && m.Type.Type == compiler.MetricSemi && mp.problem == nil && len(mp.measures) == 1 {
 			// Its own measure, never shared with the plain aggregate.
 			ms := *mp.measures[0]
-			ms.semi = &semiPick{along: pr.fieldSQL[m.Type.Along], alongName: m.Type.Along, pick: m.Type.Pick}
-			ms.key += "\x00semi\x00" + m.Type.Along + "\x00" + m.Type.Pick
+			ms.semi = semiPickOf(pr, m.Type)
+			ms.key += ms.semi.key()
 			mp.measures = []*measure{&ms}
 			mp.combiner = expr.Ref{Qualifier: measureQualifier, Name: ms.key}
 		}

@@ -173,6 +173,9 @@ func (bl *builder) rollupFits(r *compiler.ArtifactRollup, prep *rollupPrep, st *
 	for _, m := range b.metrics {
 		for _, ms := range m.mp.measures {
 			if _, ok := prep.measures[ms.key]; !ok {
+				if ms.semi != nil {
+					return nil, ms.semi.rollupWhy(m.name)
+				}
 				if !contains(r.Metrics, m.name) {
 					return nil, "metric " + m.name + " is not in the rollup"
 				}

@@ -44,25 +44,43 @@ var metricCases = []string{filepath.Join("testdata", "MT-01"), filepath.Join("te
 // TestMetricTypeCases runs metricCases like the time-zone cases, each
 // expected answer first proven by its check_sql on DuckDB.
 func TestMetricTypeCases(t *testing.T) {
-	for _, dir := range metricCases {
+	runCaseDirs(t, metricCases, "metric types")
+}
+
+// semiAdditiveCases are the cases of semi-additive metrics per entity
+// (docs/metrics.md, "Per entity").
+var semiAdditiveCases = []string{filepath.Join("testdata", "SA-01")}
+
+// TestSemiAdditiveCases runs semiAdditiveCases like metricCases.
+func TestSemiAdditiveCases(t *testing.T) {
+	runCaseDirs(t, semiAdditiveCases, "semi-additive per entity")
+}
+
+// bareNameCases are the cases of bare column names inside aggregates in
+// models of several datasets (docs/authoring.md, "Bare names").
+var bareNameCases = []string{filepath.Join("testdata", "BN-01")}
+
+// TestBareNameCases runs bareNameCases like metricCases.
+func TestBareNameCases(t *testing.T) {
+	runCaseDirs(t, bareNameCases, "bare names")
+}
+
+// runCaseDirs loads each case directory and runs it, proving every
+// expected answer with its check_sql first.
+func runCaseDirs(t *testing.T, dirs []string, group string) {
+	for _, dir := range dirs {
 		c, err := casefile.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(c.ID, func(t *testing.T) { runCase(t, c, "metric types", true) })
+		t.Run(c.ID, func(t *testing.T) { runCase(t, c, group, true) })
 	}
 }
 
 // TestTimeZoneCases runs tzCases like the shared cases, after proving
 // each expected answer with its check_sql on DuckDB.
 func TestTimeZoneCases(t *testing.T) {
-	for _, dir := range tzCases {
-		c, err := casefile.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(c.ID, func(t *testing.T) { runCase(t, c, "time zones", true) })
-	}
+	runCaseDirs(t, tzCases, "time zones")
 }
 
 // runCase loads the case's tables on the three engines and runs every
@@ -88,9 +106,25 @@ func runCase(t *testing.T, c *casefile.Case, group string, checkSQL bool) {
 				if ok, why := casefile.Match(q.Expected.Rows, res.Rows, q.Ordered, q.Tolerance); !ok {
 					t.Fatalf("%s %s: check_sql disagrees with the expected rows: %s\ngot:\n%s", c.ID, q.Name, why, casefile.FormatRows(res.Rows))
 				}
+				checkWrong(t, tgs[0], c, q)
 			}
 			runCaseQuery(t, tgs, planners, c, q, group)
 		})
+	}
+}
+
+// checkWrong runs each typical wrong answer of q on tg: it must differ
+// from the expected rows, or the case could not tell them apart.
+func checkWrong(t *testing.T, tg target, c *casefile.Case, q casefile.Query) {
+	for _, w := range q.Wrong {
+		res, err := tg.eng.Query(context.Background(), w.SQL, 0)
+		if err != nil {
+			t.Errorf("%s %s: wrong answer %q: %v", c.ID, q.Name, w.Label, err)
+			continue
+		}
+		if ok, _ := casefile.Match(q.Expected.Rows, res.Rows, q.Ordered, q.Tolerance); ok {
+			t.Errorf("%s %s: typical wrong answer %q equals the expected rows", c.ID, q.Name, w.Label)
+		}
 	}
 }
 

@@ -149,7 +149,7 @@ func (e *evaluator) metricFields(m *Metric) []string {
 	}
 	walk(m.Expr)
 	if t := m.Type; t != nil {
-		for _, f := range []string{t.Along, t.Entity, t.At, t.ToEntity, t.ToAt} {
+		for _, f := range append([]string{t.Along, t.Entity, t.At, t.ToEntity, t.ToAt}, t.Per...) {
 			if f != "" {
 				out = append(out, f)
 			}

@@ -67,6 +67,9 @@ type MetricType struct {
 	Output string // period_over_period: value, difference, ratio
 	Along  string // semi_additive: dataset.field
 	Pick   string // semi_additive: last, first, min, max
+	// Per: semi_additive with last or first: the entity fields
+	// (dataset.field each) the pick is made for (semiper.go).
+	Per []string
 	// conversion: event A is the metric's dataset, event B another one.
 	Entity, At, ToEntity, ToAt string // dataset.field each
 }
@@ -83,6 +86,10 @@ type Agg struct {
 	Dataset string
 	Field   string
 	When    *Cond
+	// Bare: the document writes Field without its dataset (a name only
+	// Dataset has; docs/authoring.md). The reference reads Dataset
+	// regardless.
+	Bare bool
 }
 
 // Cond is `field op value` over a field of the aggregate's dataset; Op is

@@ -51,6 +51,9 @@ func (e *evaluator) semiAdditive(m *Metric, dims []rdim, filters []rfilter, l *l
 	if t.fanOut {
 		return &Refused{Code: "OSS4062", Reason: m.Name + " is fanned out"}
 	}
+	if len(m.Type.Per) > 0 {
+		return e.semiPer(m, a, groups, rows, l)
+	}
 	ads, afield := splitMember(m.Type.Along)
 	for k, g := range groups {
 		byAlong := map[string][][]any{}

@@ -14,7 +14,10 @@ type builder struct {
 	// tz draws whether a timestamp time field declares its datatype. It
 	// is a stream of its own (version 3), so that the draws of r, and with
 	// them every other part of a version 2 case, stay as they were.
-	tz     *rand.Rand
+	tz *rand.Rand
+	// v4 draws the variants of version 4 (variants.go), a stream of its
+	// own for the same reason.
+	v4     *rand.Rand
 	o      Options
 	shape  string
 	m      reference.Model

@@ -75,6 +75,9 @@ func renderExpr(x reference.Expr) string {
 	switch v := x.(type) {
 	case *reference.Agg:
 		arg := v.Dataset + "." + v.Field
+		if v.Bare {
+			arg = v.Field
+		}
 		if v.Func == "COUNT_STAR" {
 			if v.When == nil {
 				return "COUNT(*)"
@@ -130,6 +133,13 @@ func typeJSON(t *reference.MetricType) string {
 	set("output", t.Output)
 	set("along", t.Along)
 	set("pick", t.Pick)
+	switch len(t.Per) {
+	case 0:
+	case 1:
+		p["per"] = t.Per[0] // the one-field form
+	default:
+		p["per"] = t.Per
+	}
 	set("entity", t.Entity)
 	set("at", t.At)
 	set("to_entity", t.ToEntity)
