@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	yaml "go.yaml.in/yaml/v4"
+	yaml "go.yaml.in/yaml/v3"
+	yaml4 "go.yaml.in/yaml/v4"
 )
 
 // This file turns YAML or JSON bytes into a small tree of plain values that
@@ -114,31 +116,30 @@ func readYAML(data []byte) (*ynode, Problems) {
 	return root, r.probs
 }
 
-// composeSafely composes every document of data into go-yaml v4 node
-// trees (scalar tags resolved, aliases left as named references) and
-// returns those that hold something: a document marker followed by
-// nothing is no document, as before it. A panic inside the library
-// becomes a syntax error: malformed input must never crash the caller.
+// composeSafely composes every document of data into go-yaml v3 node
+// trees (scalar tags resolved) and returns those that hold something: a
+// document marker followed by nothing is no document, as before it. A
+// panic inside the library becomes a syntax error: malformed input must
+// never crash the caller.
 //
-// go-yaml v4 (a port of libyaml) is used rather than goccy/go-yaml for
-// its cost: a document at the limits (100,000 values in 256-key mappings)
-// composes in about 23 MB and 50 ms, where goccy's AST took 155 MB and
-// 170 ms (issue 25). Node trees carry the line and column of every value,
-// and keep duplicate keys, merge keys and aliases as written: the reader
-// below reports and applies them itself.
+// go-yaml v3 (a port of libyaml) is used rather than goccy/go-yaml for
+// its cost (issue 25): a document at the limits (100,000 values in
+// 256-key mappings) composes in about 23 MB, as YAML or as JSON, where
+// goccy's AST took 155 MB. (go-yaml v4 is as cheap on block YAML but
+// buffers a whole flow collection as a possible key: 200 MB for the same
+// document as JSON, the operator's form.) Node trees carry the line and
+// column of every value, and keep duplicate keys and merge keys as
+// written: the reader below reports and applies them itself.
 func composeSafely(data []byte) (docs []*yaml.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			docs, err = nil, fmt.Errorf("input could not be read as YAML or JSON (%v)", r)
 		}
 	}()
-	l, err := yaml.NewLoader(bytes.NewReader(data), yaml.WithPlugin(namedAliases{}))
-	if err != nil {
-		return nil, err
-	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
-		switch err := l.Load(&doc); {
+		switch err := dec.Decode(&doc); {
 		case err == io.EOF:
 			return docs, nil
 		case err != nil:
@@ -154,26 +155,6 @@ func composeSafely(data []byte) (docs []*yaml.Node, err error) {
 // content (`---` alone): not written, so not a value.
 func emptyNode(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.Value == "" && n.Style == 0 && n.Anchor == ""
-}
-
-// namedAliases is a go-yaml alias policy that resolves no alias: every
-// alias composes as a reference by name (to a placeholder), and the reader
-// looks the name up among the anchors it has finished reading. So an alias
-// of an enclosing node (`a: &x [*x]`), a cycle in go-yaml's tree, and an
-// alias of no anchor are both reported at the alias's own path, instead of
-// failing the whole document.
-type namedAliases struct{}
-
-var aliasPlaceholder = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
-
-func (namedAliases) NewAliasDataContext(yaml.AliasDataServices) (yaml.AliasDataContext, error) {
-	return namedAliases{}, nil
-}
-func (namedAliases) BeginDocument() error                  { return nil }
-func (namedAliases) DefineAnchor(string, *yaml.Node) error { return nil }
-func (namedAliases) EndDocument() error                    { return nil }
-func (namedAliases) ResolveAlias(string) (*yaml.Node, bool, error) {
-	return aliasPlaceholder, true, nil
 }
 
 // invalidUTF8 locates the first byte that is not UTF-8: YAML and JSON are
@@ -196,13 +177,13 @@ func invalidUTF8(data []byte) Problem {
 }
 
 // syntaxProblem converts a go-yaml error into a CodeSyntax problem with the
-// offending token's line and column. A tab where YAML allows only spaces
-// (in indentation; in flow collections and after a value YAML allows it),
-// which go-yaml reports as a character "that cannot start any token" or a
-// "tab character" it cannot use, is said in plain words instead: the line
-// and column of the tab and what to do.
+// offending token's line and column (locateSyntaxError). A tab where YAML
+// allows only spaces (in indentation; in flow collections and after a
+// value YAML allows it), which go-yaml reports as a character "that cannot
+// start any token" or a "tab character" it cannot use, is said in plain
+// words instead: the line and column of the tab and what to do.
 func syntaxProblem(err error, data []byte) Problem {
-	p := yamlSyntaxProblem(err)
+	p := locateSyntaxError(err, data)
 	if p.Line < 1 {
 		return p
 	}
@@ -225,6 +206,70 @@ func syntaxProblem(err error, data []byte) Problem {
 	return p
 }
 
+// v3Error is the shape of go-yaml v3's error text: a line (sometimes the
+// line of the construct the error is in) and libyaml's message.
+var v3Error = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// maxRelocate bounds the input go-yaml v4 re-reads to place an error
+// (v4 spends up to about 400 bytes per byte of a flow collection).
+const maxRelocate = 128 << 10
+
+// locateSyntaxError places a go-yaml v3 error, which gives a line and no
+// column: go-yaml v4, the same libyaml scanner and parser with structured
+// errors, re-reads the input up to two lines after the error's and gives
+// the line and column. Over maxRelocate bytes, the error is placed at the
+// first character of v3's line.
+func locateSyntaxError(err error, data []byte) Problem {
+	p := Problem{Code: CodeSyntax, Severity: SeverityError, Message: "not valid YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	m := v3Error.FindStringSubmatch(err.Error())
+	if m == nil {
+		return p
+	}
+	p.Message = "not valid YAML or JSON: " + m[2]
+	line, _ := strconv.Atoi(m[1])
+	prefix := data
+	if line > 0 {
+		prefix = data[:lineEnd(data, line+2)]
+	}
+	if len(prefix) <= maxRelocate {
+		var doc yaml4.Node
+		l, _ := yaml4.NewLoader(bytes.NewReader(prefix))
+		for l != nil {
+			err := l.Load(&doc)
+			var le *yaml4.LoadError
+			if errors.As(err, &le) && le.Mark.Line > 0 {
+				return loadErrorProblem(le)
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	if line > 0 && line <= bytes.Count(data, []byte("\n"))+1 {
+		start := lineEnd(data, line-1)
+		if line > 1 {
+			start++ // past the line break
+		}
+		rest := data[start:lineEnd(data, line)]
+		p.Line, p.Column = line, len(rest)-len(bytes.TrimLeft(rest, " \t"))+1
+	}
+	return p
+}
+
+// lineEnd is the index of the line break ending the 1-based line n of data
+// (len(data) for the last line; 0 for n = 0).
+func lineEnd(data []byte, n int) int {
+	end := -1
+	for ; n > 0; n-- {
+		i := bytes.IndexByte(data[end+1:], '\n')
+		if i < 0 {
+			return len(data)
+		}
+		end += 1 + i
+	}
+	return max(end, 0)
+}
+
 // unclosed names what a go-yaml error context opened, for the errors that
 // mean it was never closed: those point at the opening bracket or quote,
 // where the fix belongs, rather than where the reader gave up.
@@ -234,14 +279,16 @@ var unclosed = map[string]string{
 	"while scanning a quoted scalar": "the quoted text opened here",
 }
 
-func yamlSyntaxProblem(err error) Problem {
-	p := Problem{Code: CodeSyntax, Severity: SeverityError, Message: "not valid YAML or JSON: " + err.Error()}
-	var le *yaml.LoadError
-	if !errors.As(err, &le) {
-		return p
+// unknownAnchor is go-yaml's message for an alias of no anchor.
+var unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+
+// loadErrorProblem is the problem of a go-yaml v4 error, at its line and
+// column.
+func loadErrorProblem(le *yaml4.LoadError) Problem {
+	p := Problem{Code: CodeSyntax, Severity: SeverityError, Line: le.Mark.Line, Column: le.Mark.Column, Message: "not valid YAML or JSON: " + le.Message}
+	if m := unknownAnchor.FindStringSubmatch(le.Message); m != nil {
+		p.Message = fmt.Sprintf("alias *%s names no anchor defined before it", m[1])
 	}
-	p.Line, p.Column = le.Mark.Line, le.Mark.Column
-	p.Message = "not valid YAML or JSON: " + le.Message
 	what, ok := unclosed[le.ContextMsg]
 	if ok && le.ContextMark.Line > 0 && (strings.HasPrefix(le.Message, "did not find expected ','") || le.Message == "found unexpected end of stream") {
 		p.Line, p.Column = le.ContextMark.Line, le.ContextMark.Column

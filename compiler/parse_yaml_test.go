@@ -44,15 +44,15 @@ func TestScalarTypes(t *testing.T) {
 	}
 }
 
-// TestAliasProblemsKeepTheirPath: an alias of no anchor, and one inside
-// the value its anchor names (a cycle), are reported at the alias's path
-// and position; the rest of the document is still read.
-func TestAliasProblemsKeepTheirPath(t *testing.T) {
+// TestAliasProblemsPlaced: an alias of no anchor is reported at its line
+// and column (go-yaml refuses the document), and one inside the value its
+// anchor names (a cycle) at its path too, the rest of the document read.
+func TestAliasProblemsPlaced(t *testing.T) {
 	for _, tc := range []struct {
 		desc, path string
 		col        int
 	}{
-		{"*nope", "semantic_model[0].description", 18},
+		{"*nope", "", 18},
 		{"&x [*x]", "semantic_model[0].description[0]", 22},
 	} {
 		_, probs := Parse(modelWith(tc.desc))
@@ -96,5 +96,16 @@ func TestEmptyDocumentsIgnored(t *testing.T) {
 	}
 	if _, probs := Parse([]byte(good + "--- ~\n")); len(probs) != 1 || probs[0].Code != CodeSyntax || probs[0].Line != 8 || !strings.Contains(probs[0].Message, "found 2") {
 		t.Errorf("second document: %v", probs)
+	}
+}
+
+// TestSyntaxErrorInLargeDocument: an error after more than 128 KB, which
+// is not re-read to find its column, is placed at its line's first
+// character.
+func TestSyntaxErrorInLargeDocument(t *testing.T) {
+	doc := "version: x\nd: [" + strings.Repeat("aaaa, ", 40000) + "]\nsemantic_model:\n  - a: b: c\n"
+	_, probs := Parse([]byte(doc))
+	if len(probs) != 1 || probs[0].Code != CodeSyntax || probs[0].Line != 4 || probs[0].Column != 3 || !strings.Contains(probs[0].Message, "mapping values are not allowed") {
+		t.Errorf("%v", probs)
 	}
 }

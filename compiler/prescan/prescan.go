@@ -8,7 +8,7 @@
 // nesting and of the keys of one block mapping, and about 1.5 KB per value
 // (issue 13: 40 KB of nested brackets, 6.6 s and 0.9 GB; issue 25: 160 KB,
 // 24 s and 9.7 GB, and 130,000 keys of one mapping, 39 s and 32 GB); the
-// model reader's go-yaml v4 spends about 250 bytes per value. So a bound
+// model reader's go-yaml v3 spends about 250 bytes per value. So a bound
 // on bytes alone does not bound a decoder's work.
 //
 // The counts are upper bounds of what the decoder will build, never under
