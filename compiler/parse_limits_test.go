@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
@@ -126,9 +127,19 @@ func TestModerateNestingAccepted(t *testing.T) {
 
 // BenchmarkReadAdversarial: Parse over each 1 MB adversarial shape, the
 // refused ones and those within the limits (long scalars, a long block
-// scalar, a billion laughs). Budget (issue 25): under 1 s and 100 MB each.
+// scalar, a billion laughs, the documents at the limits, and those as
+// JSON, the operator's form). Budget (issue 25): under 1 s and 100 MB each.
 func BenchmarkReadAdversarial(b *testing.B) {
-	for _, s := range append(prescantest.YAML(1<<20), prescantest.AtLimits(DocumentLimits)...) {
+	shapes := append(prescantest.YAML(1<<20), prescantest.AtLimits(DocumentLimits)...)
+	for _, s := range prescantest.AtLimits(DocumentLimits) {
+		root, _ := readYAML(s.Data)
+		js, err := json.Marshal(root.jsonValue())
+		if err != nil {
+			b.Fatal(err)
+		}
+		shapes = append(shapes, prescantest.Shape{Name: "json/" + s.Name, Data: js})
+	}
+	for _, s := range shapes {
 		b.Run(s.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -1,6 +1,7 @@
 package ossiectl
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,9 +53,10 @@ func TestEditingCommandsRefuseAdversarialDocuments(t *testing.T) {
 }
 
 // BenchmarkValidateAdversarial: `ossiectl validate -` over each 1 MB
-// shape. Budget (issue 25): under 1 s and 100 MB each.
+// shape and each document at the limits, plain and as a SemanticModel
+// manifest's spec. Budget (issue 25): under 1 s and 100 MB each.
 func BenchmarkValidateAdversarial(b *testing.B) {
-	for _, s := range prescantest.YAML(1 << 20) {
+	for _, s := range append(prescantest.YAML(1<<20), prescantest.AtLimits(compiler.DocumentLimits)...) {
 		b.Run(s.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -62,6 +64,55 @@ func BenchmarkValidateAdversarial(b *testing.B) {
 			}
 		})
 	}
+	for _, s := range prescantest.AtLimits(compiler.DocumentLimits) {
+		manifest, ok := asManifest(s.Data)
+		if !ok {
+			continue
+		}
+		b.Run("manifest/"+s.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Do([]string{"validate", "-"}, strings.NewReader(manifest), discard{}, discard{})
+			}
+		})
+	}
+}
+
+// BenchmarkMigrateAdversarial: `ossiectl migrate`'s reading and editing
+// (goccy/go-yaml, comments kept) over each document at the limits, plain
+// and as a manifest. Budget (issue 25): under 1 s and 100 MB each.
+func BenchmarkMigrateAdversarial(b *testing.B) {
+	for _, s := range prescantest.AtLimits(compiler.DocumentLimits) {
+		// At 0.1.1, so that migrate edits it and reads the result back.
+		doc := bytes.Replace(s.Data, []byte("version: x"), []byte(`version: "0.1.1"`), 1)
+		inputs := map[string][]byte{s.Name: doc}
+		if m, ok := asManifest(doc); ok {
+			inputs["manifest/"+s.Name] = []byte(m)
+		}
+		for name, data := range inputs {
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					migrateData("m.yaml", data, "0.2.0.dev0")
+				}
+			})
+		}
+	}
+}
+
+// asManifest wraps a document at the limits as the spec of a
+// SemanticModel manifest, less the last lines the manifest's own values
+// would put over them; false when no such manifest is within them (the
+// nesting at the limit, one level deeper as a spec).
+func asManifest(doc []byte) (string, bool) {
+	lines := strings.Split(strings.TrimSuffix(string(doc), "\n"), "\n")
+	for cut := 0; cut < min(10, len(lines)); cut++ {
+		m := "apiVersion: ossie.dev/v1alpha1\nkind: SemanticModel\nmetadata: {name: m}\nspec:\n  " + strings.Join(lines[:len(lines)-cut], "\n  ") + "\n"
+		if compiler.CheckDocument([]byte(m)) == nil {
+			return m, true
+		}
+	}
+	return "", false
 }
 
 type discard struct{}

@@ -34,7 +34,8 @@ func TestMissingFileSuggestsANearOne(t *testing.T) {
 }
 
 // TestTabIndentationInPlainWords: a model indented with a tab is refused
-// with the line and column of the tab and what to do.
+// with the line and column of the tab and what to do; a tab where YAML
+// allows one (between the items of a flow collection) is read.
 func TestTabIndentationInPlainWords(t *testing.T) {
 	model := writeTemp(t, "tabs.yaml", "version: \"0.2.0.dev0\"\nsemantic_model:\n  - name: shop\n    datasets:\n      - name: a\n\t      source: x\n")
 	code, out, _ := run(t, "", "validate", model)
@@ -42,10 +43,15 @@ func TestTabIndentationInPlainWords(t *testing.T) {
 	if code != ExitProblems || !strings.Contains(out, want) {
 		t.Errorf("exit %d\n%s\nwant %s", code, out, want)
 	}
+	model = writeTemp(t, "spaces.yaml", "version: \"0.2.0.dev0\"\nsemantic_model:\n  - name: shop\n    datasets:\n      - name: a\n    \t  source: x\n")
+	code, out, _ = run(t, "", "validate", model)
+	if want := model + ":6:5: error OSS1001: line 6 is indented with a tab (column 5)"; code != ExitProblems || !strings.Contains(out, want) {
+		t.Errorf("exit %d\n%s\nwant %s", code, out, want)
+	}
 	model = writeTemp(t, "flow.yaml", "version: \"0.2.0.dev0\"\nsemantic_model: [{name: x,\tdatasets: []}]\n")
 	code, out, _ = run(t, "", "validate", model)
-	if want := model + ":2:27: error OSS1001: a tab at line 2, column 27, where YAML allows only spaces"; code != ExitProblems || !strings.Contains(out, want) {
-		t.Errorf("exit %d\n%s\nwant %s", code, out, want)
+	if code != ExitProblems || strings.Contains(out, "OSS1001") || !strings.Contains(out, "semantic_model[0].datasets") {
+		t.Errorf("a tab between flow items: exit %d\n%s", code, out)
 	}
 }
 

@@ -110,9 +110,11 @@ func BenchmarkAdversarialBodies(b *testing.B) {
 	}
 }
 
-// BenchmarkAdversarialTokenFiles: parseTokens over each 1 MB YAML shape.
+// BenchmarkAdversarialTokenFiles: parseTokens over each 1 MB YAML shape
+// and each document at the limits. Budget (issue 25): under 1 s and 100 MB
+// each.
 func BenchmarkAdversarialTokenFiles(b *testing.B) {
-	for _, s := range prescantest.YAML(1 << 20) {
+	for _, s := range append(prescantest.YAML(1<<20), prescantest.AtLimits(compiler.DocumentLimits)...) {
 		b.Run(s.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -11,7 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ossie-dev/ossie/compiler"
 )
 
 // skipDirs are the directories of a dbt project that hold no sources:
@@ -80,6 +82,19 @@ func (p *Project) readYAML(file, name string) error {
 	if err != nil {
 		return err
 	}
+	return p.readData(data, filepath.Base(file), name)
+}
+
+// readData is readYAML over the content of a file whose base name is
+// base. A file over the limits of a model document (compiler.CheckDocument:
+// 1.5 MiB, 256 levels, 100,000 values, 256 keys in one block mapping) is
+// refused with its line before it is decoded (issue 25: a dbt project is
+// read in CI from contributors' branches). It is decoded as YAML 1.1, as
+// dbt (PyYAML) reads it, in about 400 bytes per value.
+func (p *Project) readData(data []byte, base, name string) error {
+	if c := compiler.CheckDocument(data); c != nil {
+		return fmt.Errorf("%s: %d:%d: %s %s", name, c.Line, c.Column, c.Code, c.Message)
+	}
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return fmt.Errorf("%s: not YAML: %v", name, err)
@@ -87,7 +102,7 @@ func (p *Project) readYAML(file, name string) error {
 	if strings.TrimSpace(string(js)) == "null" {
 		return nil
 	}
-	if filepath.Base(file) == "dbt_project.yml" || filepath.Base(file) == "dbt_project.yaml" {
+	if base == "dbt_project.yml" || base == "dbt_project.yaml" {
 		var proj struct {
 			Name string `json:"name"`
 		}

@@ -3,12 +3,13 @@
 //
 // Each scan is one pass over the bytes with constant work per byte and no
 // allocation beyond a stack of open block levels, so refusing a 1 MB input
-// costs about a millisecond. The YAML parser this module uses
-// (goccy/go-yaml) spends time and memory that grow with the square of the
+// costs about a millisecond. goccy/go-yaml, which ossiectl's editing
+// commands use, spends time and memory that grow with the square of the
 // nesting and of the keys of one block mapping, and about 1.5 KB per value
 // (issue 13: 40 KB of nested brackets, 6.6 s and 0.9 GB; issue 25: 160 KB,
-// 24 s and 9.7 GB, and 130,000 keys of one mapping, 39 s and 32 GB), so a
-// bound on bytes alone does not bound its work.
+// 24 s and 9.7 GB, and 130,000 keys of one mapping, 39 s and 32 GB); the
+// model reader's go-yaml v3 spends about 250 bytes per value. So a bound
+// on bytes alone does not bound a decoder's work.
 //
 // The counts are upper bounds of what the decoder will build, never under
 // it for a document the decoder reads: an accepted input nests at most

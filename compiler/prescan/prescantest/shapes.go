@@ -142,24 +142,37 @@ func Seeds() [][]byte {
 
 // AtLimits returns documents just within l, the most work a scan lets
 // through: a list of values up to l.Nodes, and mappings of l.Keys keys
-// each up to l.Nodes, and l.Depth levels of flow nesting.
+// each up to l.Nodes (once with one-letter values, once with values long
+// enough to make the document about 1 MB, or l.Bytes if smaller), and
+// l.Depth levels of flow nesting.
 func AtLimits(l prescan.Limits) []Shape {
-	var items, keys strings.Builder
+	var items strings.Builder
 	items.WriteString("version: x\nsemantic_model:\n")
 	for n := 3; n+2 <= l.Nodes; n += 2 {
 		items.WriteString("  - a\n")
 	}
-	keys.WriteString("version: x\nsemantic_model:\n")
-	for n := 3; n+2+2*l.Keys <= l.Nodes; n += 2 + 2*l.Keys {
-		keys.WriteString("  - k0: v\n")
-		for k := 1; k < l.Keys; k++ {
-			fmt.Fprintf(&keys, "    k%d: v\n", k)
+	keys := func(value string) string {
+		var b strings.Builder
+		b.WriteString("version: x\nsemantic_model:\n")
+		for n := 3; n+2+2*l.Keys <= l.Nodes; n += 2 + 2*l.Keys {
+			fmt.Fprintf(&b, "  - k0: %s\n", value)
+			for k := 1; k < l.Keys; k++ {
+				fmt.Fprintf(&b, "    k%d: %s\n", k, value)
+			}
 		}
+		return b.String()
 	}
+	short := keys("v")
+	size := 1 << 20
+	if l.Bytes > 0 {
+		size = min(size, l.Bytes)
+	}
+	pad := 1 + max(0, size-len(short))/max(1, strings.Count(short, "\n"))
 	depth := l.Depth - 1 // the top mapping is one level
 	return []Shape{
 		{Name: "items-at-limit", Data: []byte(items.String())},
-		{Name: "keys-at-limit", Data: []byte(keys.String())},
+		{Name: "keys-at-limit", Data: []byte(short)},
+		{Name: "keys-at-limit-1MB", Data: []byte(keys(strings.Repeat("v", pad)))},
 		{Name: "nesting-at-limit", Data: []byte("version: " + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "\n")},
 	}
 }
