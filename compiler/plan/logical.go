@@ -32,10 +32,13 @@ type origin struct{ rewrite string }
 
 func (o origin) madeBy() string { return o.rewrite }
 
-// scan reads every row of a dataset, under the alias of its name.
+// scan reads every row of a dataset, under the alias of its name, or
+// under alias when the dataset is joined along a second path
+// (rewrite_paths.go).
 type scan struct {
 	origin
 	dataset string
+	alias   string
 }
 
 // rowFilter narrows a dataset's rows to those the caller may read: its
@@ -45,6 +48,7 @@ type scan struct {
 type rowFilter struct {
 	origin
 	dataset string
+	alias   string // as scan.alias
 	alts    [][]compiler.ArtifactRowFilter
 }
 
@@ -61,6 +65,10 @@ type join struct {
 	by      member // the first dimension or filter that needs the dataset
 	chosen  string // why this relationship of several: the query's via or a metric's pin
 	inner   bool   // rows reaching no row of dataset are dropped (rewrite_fanmember.go)
+	// alias and parent: the join tree nodes of the two sides when either
+	// is a join alias (rewrite_paths.go); "" when both are datasets
+	// joined under their own names.
+	alias, parent string
 }
 
 // filter keeps the rows all of its predicates admit. Below an aggregate it
@@ -128,6 +136,9 @@ type aggregate struct {
 	// conv: the group holds one conversion measure; its input ends in a
 	// convJoin (rewrite_conversion.go).
 	conv *convSpec
+	// aliases: the dimensions and filters read along a second path to
+	// their dataset, each with its join alias (rewrite_paths.go).
+	aliases map[*dim]string
 	// rollup: the group re-aggregates a rollup's rows (rewrite_rollup.go);
 	// its input is a rollupScan, under a filter when the query has
 	// dimension filters.

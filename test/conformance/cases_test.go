@@ -43,25 +43,29 @@ var metricCases = []string{filepath.Join("testdata", "MT-01"), filepath.Join("te
 
 // TestMetricTypeCases runs metricCases like the time-zone cases, each
 // expected answer first proven by its check_sql on DuckDB.
-func TestMetricTypeCases(t *testing.T) {
-	for _, dir := range metricCases {
-		c, err := casefile.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(c.ID, func(t *testing.T) { runCase(t, c, "metric types", true) })
-	}
-}
+func TestMetricTypeCases(t *testing.T) { runCaseDirs(t, metricCases, "metric types") }
+
+// joinAliasCases are this suite's cases of one dataset used along several
+// join paths in one query (query-semantics.md, Choosing a path).
+var joinAliasCases = []string{filepath.Join("testdata", "JA-01")}
+
+// TestJoinAliasCases runs joinAliasCases like the metric-type cases, each
+// expected answer first proven by its check_sql on DuckDB.
+func TestJoinAliasCases(t *testing.T) { runCaseDirs(t, joinAliasCases, "join aliases") }
 
 // TestTimeZoneCases runs tzCases like the shared cases, after proving
 // each expected answer with its check_sql on DuckDB.
-func TestTimeZoneCases(t *testing.T) {
-	for _, dir := range tzCases {
+func TestTimeZoneCases(t *testing.T) { runCaseDirs(t, tzCases, "time zones") }
+
+// runCaseDirs runs the cases in dirs (this suite's own, with check_sql),
+// each a subtest named by its ID.
+func runCaseDirs(t *testing.T, dirs []string, group string) {
+	for _, dir := range dirs {
 		c, err := casefile.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(c.ID, func(t *testing.T) { runCase(t, c, "time zones", true) })
+		t.Run(c.ID, func(t *testing.T) { runCase(t, c, group, true) })
 	}
 }
 
