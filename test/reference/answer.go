@@ -378,15 +378,9 @@ func (e *evaluator) members(dims []rdim, filters []rfilter) (*dcase.Result, erro
 	for _, c := range cands {
 		ok := true
 		for _, n := range need {
-			hops, err := e.path(c, n)
-			if err != nil {
-				ok = false
-			}
-			for _, h := range hops {
-				if !h.forward {
-					ok = false
-				}
-			}
+			// Reached at all: which path joins it is rowGroups' question
+			// (OSS4011 when the query does not choose).
+			ok = ok && e.reachesForward(c, n.ds)
 		}
 		if ok {
 			home = c

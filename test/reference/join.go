@@ -93,6 +93,25 @@ func (e *evaluator) path(a string, m rdim) ([]hop, error) {
 	return pick, nil
 }
 
+// reachesForward: b is a itself or reached from a by many-to-one hops.
+func (e *evaluator) reachesForward(a, b string) bool {
+	seen := map[string]bool{a: true}
+	for stack := []string{a}; len(stack) > 0; {
+		cur := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if cur == b {
+			return true
+		}
+		for _, r := range e.m.Relationships {
+			if r.From == cur && !seen[r.To] {
+				seen[r.To] = true
+				stack = append(stack, r.To)
+			}
+		}
+	}
+	return false
+}
+
 // node is the join tree node member m reads: its dataset, or, for a
 // member with a via, the dataset joined along that path (one join per
 // path, query-semantics.md "Choosing a path").
