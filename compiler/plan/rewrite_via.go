@@ -81,16 +81,16 @@ func (bl *builder) choose(g *group, by member, ds string, c *compiler.ArtifactJo
 		}
 		switch {
 		case p == nil:
-			return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s), and metric %s pins none: name one with {\"field\": %q, \"via\": \"<relationship>\"}",
+			return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s), and metric %s pins none: name one with {\"field\": %[7]q, \"via\": \"<relationship>\"} (%[7]s@<relationship> in ossiectl and views)",
 				ds, g.agg.home, c.From, c.To, candidates(c), m.name, by.dm.name)
 		case cand != nil && !slices.Equal(cand, p):
-			return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("metrics %s and %s pin different paths from %s to %s (relationships %s); name one with {\"field\": %q, \"via\": \"<relationship>\"} or query them separately",
+			return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("metrics %s and %s pin different paths from %s to %s (relationships %s); name one with {\"field\": %[6]q, \"via\": \"<relationship>\"} (%[6]s@<relationship> in ossiectl and views) or query them separately",
 				pinnedBy, m.name, c.From, c.To, candidates(c), by.dm.name)
 		}
 		cand, pinnedBy = p, m.name
 	}
 	if cand == nil {
-		return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s): name one with {\"field\": %q, \"via\": \"<relationship>\"}",
+		return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s): name one with {\"field\": %[6]q, \"via\": \"<relationship>\"} (%[6]s@<relationship> in ossiectl and views)",
 			ds, g.agg.home, c.From, c.To, candidates(c), by.dm.name)
 	}
 	return cand, "metric " + pinnedBy + "'s pinned via", "", ""
