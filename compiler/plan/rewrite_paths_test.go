@@ -146,3 +146,70 @@ func TestConversionAlongTwoPaths(t *testing.T) {
 		t.Errorf("%s\nSQL: %s\n got: %v\nwant: %v", diff, pl.SQL, got, want)
 	}
 }
+
+// Orders reach one calendar by order day and by ship day, and their lines
+// (one-to-many): grouping revenue by a line's product fans the orders out,
+// so the distinct on the order key must carry both months.
+const fanPathsModel = `
+version: "0.2.0.dev0"
+semantic_model:
+  - name: fan
+    datasets:
+      - name: orders
+        source: orders
+        primary_key: [order_id]
+        fields:
+          - {name: order_id, expression: {dialects: [{dialect: ANSI_SQL, expression: order_id}]}}
+          - {name: amount, expression: {dialects: [{dialect: ANSI_SQL, expression: amount}]}}
+      - name: lines
+        source: lines
+        primary_key: [line_id]
+        fields:
+          - {name: line_id, expression: {dialects: [{dialect: ANSI_SQL, expression: line_id}]}}
+          - {name: product, expression: {dialects: [{dialect: ANSI_SQL, expression: product}]}}
+      - name: calendar
+        source: calendar
+        primary_key: [day]
+        fields:
+          - {name: month, expression: {dialects: [{dialect: ANSI_SQL, expression: month}]}}
+    relationships:
+      - {name: lines_orders, from: lines, to: orders, from_columns: [order_id], to_columns: [order_id]}
+      - {name: ordered, from: orders, to: calendar, from_columns: [order_day], to_columns: [day]}
+      - {name: shipped, from: orders, to: calendar, from_columns: [ship_day], to_columns: [day]}
+    metrics:
+      - {name: revenue, expression: {dialects: [{dialect: ANSI_SQL, expression: "SUM(orders.amount)"}]}}
+`
+
+const fanPathsTables = `
+CREATE TABLE calendar (day INTEGER, month VARCHAR);
+INSERT INTO calendar VALUES (1, 'jan'), (2, 'feb');
+CREATE TABLE orders (order_id INTEGER, order_day INTEGER, ship_day INTEGER, amount INTEGER);
+INSERT INTO orders VALUES (1, 1, 1, 10), (2, 1, 2, 20), (3, 2, 2, 40);
+CREATE TABLE lines (line_id INTEGER, order_id INTEGER, product VARCHAR);
+INSERT INTO lines VALUES (1, 1, 'apple'), (2, 1, 'apple'), (3, 1, 'pear'), (4, 2, 'apple'), (5, 3, 'pear');
+`
+
+// TestFanOutAlongTwoPaths: each order counts once per (product, order
+// month, ship month) group although order 1 has two apple lines.
+func TestFanOutAlongTwoPaths(t *testing.T) {
+	p := loadPlanner(t, []byte(fanPathsModel))
+	db := openDuckDB(t, fanPathsTables)
+	q, _ := plan.ParseQuery([]byte(`{"metrics": ["revenue"], "dimensions": ["lines.product", {"field": "calendar.month", "via": "ordered"}, {"field": "calendar.month", "via": "shipped"}]}`))
+	pl, probs := p.Plan(q, dialect.DuckDB)
+	if probs.HasErrors() {
+		t.Fatal(probs)
+	}
+	if !strings.Contains(pl.Explain(), "distinct on orders primary key") {
+		t.Errorf("no fan-out distinct:\n%s", pl.Explain())
+	}
+	got := queryRows(t, db, pl.SQL)
+	want := [][]any{
+		{"apple", "jan", "feb", 20.0}, // order 2
+		{"apple", "jan", "jan", 10.0}, // order 1, once
+		{"pear", "feb", "feb", 40.0},  // order 3
+		{"pear", "jan", "jan", 10.0},  // order 1
+	}
+	if diff := compareRows(got, want); diff != "" {
+		t.Errorf("%s\nSQL: %s\n got: %v\nwant: %v", diff, pl.SQL, got, want)
+	}
+}
