@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"           // database/sql driver "pgx"
@@ -115,6 +116,15 @@ func ViewSpec(c dcase.Case) (*v1alpha1.SemanticModelSpec, error) {
 	spec.Governance = &ossie.Governance{}
 	if err := json.Unmarshal(js, spec.Governance); err != nil {
 		return nil, err
+	}
+	for _, r := range spec.Governance.Roles {
+		for _, rf := range r.RowFilters {
+			if r.Name == v.Role && strings.Contains(rf.Expression, "{{") {
+				// Refused as a view (OSS2017) even when the caller has no
+				// attribute and the query answers with no rows.
+				return nil, fmt.Errorf("%w: the role's row filters read caller attributes, which a view has not", ErrNotApplicable)
+			}
+		}
 	}
 	return spec, nil
 }
