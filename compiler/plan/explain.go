@@ -227,8 +227,8 @@ func (e *explainer) walk(n node, depth int) {
 			effect += "; " + n.rel.Name + " chosen of several paths by " + n.chosen
 		}
 		target := n.dataset
-		if n.alias != "" && n.alias != n.dataset {
-			target += " as " + n.alias
+		if n.path != nil && n.path.alias != n.dataset {
+			target += " as " + n.path.alias
 			effect += "; " + n.dataset + " is also joined along another path, so this path has its own alias"
 		}
 		e.line(depth, join+target+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)

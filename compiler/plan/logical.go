@@ -32,13 +32,11 @@ type origin struct{ rewrite string }
 
 func (o origin) madeBy() string { return o.rewrite }
 
-// scan reads every row of a dataset, under the alias of its name, or
-// under alias when the dataset is joined along a second path
-// (rewrite_paths.go).
+// scan reads every row of a dataset, under the alias of its name (or of
+// its join's path, rewrite_paths.go).
 type scan struct {
 	origin
 	dataset string
-	alias   string
 }
 
 // rowFilter narrows a dataset's rows to those the caller may read: its
@@ -48,7 +46,6 @@ type scan struct {
 type rowFilter struct {
 	origin
 	dataset string
-	alias   string // as scan.alias
 	alts    [][]compiler.ArtifactRowFilter
 }
 
@@ -65,11 +62,15 @@ type join struct {
 	by      member // the first dimension or filter that needs the dataset
 	chosen  string // why this relationship of several: the query's via or a metric's pin
 	inner   bool   // rows reaching no row of dataset are dropped (rewrite_fanmember.go)
-	// alias and parent: the join tree nodes of the two sides when either
-	// is a join alias (rewrite_paths.go); "" when both are datasets
-	// joined under their own names.
-	alias, parent string
+	// path: the join tree nodes of the two sides when either is a join
+	// alias (rewrite_paths.go); nil when both are datasets joined under
+	// their own names.
+	path *joinPath
 }
+
+// joinPath names the sides of a join on a second path to a dataset: the
+// alias the right side is read under and its parent's node.
+type joinPath struct{ alias, parent string }
 
 // filter keeps the rows all of its predicates admit. Below an aggregate it
 // holds dimension filters (dims); above the projection metric filters

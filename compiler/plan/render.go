@@ -374,11 +374,11 @@ func (r *renderer) from(n node) bool {
 	case *scan:
 		r.source(n.dataset, nil)
 		w.WriteString(" AS ")
-		r.ident(aliasOr(n.alias, n.dataset))
+		r.ident(n.dataset)
 	case *rowFilter:
 		r.source(n.dataset, n)
 		w.WriteString(" AS ")
-		r.ident(aliasOr(n.alias, n.dataset))
+		r.ident(n.dataset)
 	case *join:
 		if !r.from(n.left) {
 			return false
@@ -388,11 +388,11 @@ func (r *renderer) from(n node) bool {
 		} else {
 			w.WriteString(" LEFT JOIN ")
 		}
-		r.from(n.right)
-		w.WriteString(" ON ")
-		if n.alias != "" {
-			r.aliasJoinCond(n)
+		if n.path != nil {
+			r.aliasJoin(n)
 		} else {
+			r.from(n.right)
+			w.WriteString(" ON ")
 			r.joinCond(n.rel)
 		}
 	case *keyJoin:

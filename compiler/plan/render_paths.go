@@ -4,14 +4,24 @@ import (
 	"github.com/ossie-dev/ossie/compiler/expr"
 )
 
-// aliasJoinCond writes the ON condition of a join one of whose sides is a
-// join alias (rewrite_paths.go): the relationship's columns over the two
-// nodes' aliases instead of the datasets' names.
-func (r *renderer) aliasJoinCond(j *join) {
+// aliasJoin writes the right side and ON condition of a join one of
+// whose sides is a join alias (rewrite_paths.go): the dataset (narrowed
+// when a row filter replaced its scan) under the alias, and the
+// relationship's columns over the two nodes' aliases.
+func (r *renderer) aliasJoin(j *join) {
+	ds := j.dataset
+	var rf *rowFilter
+	if f, ok := j.right.(*rowFilter); ok {
+		rf = f
+	}
+	r.source(ds, rf)
+	r.sql.WriteString(" AS ")
+	r.ident(j.path.alias)
+	r.sql.WriteString(" ON ")
 	rel := j.rel
-	from, to := j.parent, j.alias
+	from, to := j.path.parent, j.path.alias
 	if !j.toOne {
-		from, to = j.alias, j.parent
+		from, to = j.path.alias, j.path.parent
 	}
 	for i := range rel.FromColumns {
 		if i > 0 {
@@ -44,12 +54,4 @@ func (r *renderer) fieldSQLAt(ds, field, alias string) string {
 		}
 	}
 	return q + "." + r.d.QuoteIdent(field)
-}
-
-// aliasOr is a FROM item's alias: alias when set, else the dataset's name.
-func aliasOr(alias, ds string) string {
-	if alias != "" {
-		return alias
-	}
-	return ds
 }

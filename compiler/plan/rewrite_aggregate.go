@@ -193,8 +193,7 @@ func (bl *builder) joins(g *group, base node, want map[string]bool, rewrite stri
 		j := &join{origin: origin{rewrite}, left: base, right: &scan{origin: origin{rewrite}, dataset: ds},
 			dataset: ds, rel: h.via.rel, toOne: h.via.toOne}
 		if node != ds || g.datasetOf(h.parent) != h.parent {
-			j.alias, j.parent = node, h.parent
-			j.right.(*scan).alias = node
+			j.path = &joinPath{alias: node, parent: h.parent}
 		}
 		if rewrite == rwAggregate && g.need[node] {
 			j.by = g.firstBy[node]

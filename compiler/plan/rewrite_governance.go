@@ -29,7 +29,7 @@ func (bl *builder) governance(root node) node {
 		if !restricted {
 			return s
 		}
-		return &rowFilter{origin: origin{rwGovernance}, dataset: s.dataset, alias: s.alias, alts: alts}
+		return &rowFilter{origin: origin{rwGovernance}, dataset: s.dataset, alts: alts}
 	})
 }
 
