@@ -109,7 +109,7 @@ const (
 	CodeAmbiguousJoin     = "OSS4011" // a query needs a dataset reached by several many-to-one paths and names none
 	CodeNoMembersHome     = "OSS4012" // a dimension-only query whose members no one dataset reaches by many-to-one hops
 	CodeBadVia            = "OSS4013" // a query's via names no relationship, or one on no path to the member
-	CodeTwoRoles          = "OSS4014" // one query needs one dataset along two different join paths
+	CodeTwoRoles          = "OSS4014" // retired: two paths to one dataset are joined under one alias per path; no longer raised
 	CodeBindingType       = "OSS5008" // a field's declared datatype disagrees with the column the engine stores (time zone)
 )
 

@@ -225,7 +225,12 @@ func (e *explainer) walk(n node, depth int) {
 		if n.chosen != "" {
 			effect += "; " + n.rel.Name + " chosen of several paths by " + n.chosen
 		}
-		e.line(depth, join+n.dataset+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)
+		target := n.dataset
+		if n.path != nil && n.path.alias != n.dataset {
+			target += " as " + n.path.alias
+			effect += "; " + n.dataset + " is also joined along another path, so this path has its own alias"
+		}
+		e.line(depth, join+target+" along "+n.rel.Name+" ("+kind+")", n.rewrite, need+"; "+effect)
 	case *compare:
 		e.line(depth, "compare date ranges of "+n.field+": "+strings.Join(n.labels, "; "), n.rewrite,
 			"each range answered as the query with in_date_range on "+n.field+" (a window keeps its history before the range), rows labelled compare_date_range, stacked in the order of the ranges")

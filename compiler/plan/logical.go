@@ -32,7 +32,8 @@ type origin struct{ rewrite string }
 
 func (o origin) madeBy() string { return o.rewrite }
 
-// scan reads every row of a dataset, under the alias of its name.
+// scan reads every row of a dataset, under the alias of its name (or of
+// its join's path, rewrite_paths.go).
 type scan struct {
 	origin
 	dataset string
@@ -61,7 +62,15 @@ type join struct {
 	by      member // the first dimension or filter that needs the dataset
 	chosen  string // why this relationship of several: the query's via or a metric's pin
 	inner   bool   // rows reaching no row of dataset are dropped (rewrite_fanmember.go)
+	// path: the join tree nodes of the two sides when either is a join
+	// alias (rewrite_paths.go); nil when both are datasets joined under
+	// their own names.
+	path *joinPath
 }
+
+// joinPath names the sides of a join on a second path to a dataset: the
+// alias the right side is read under and its parent's node.
+type joinPath struct{ alias, parent string }
 
 // filter keeps the rows all of its predicates admit. Below an aggregate it
 // holds dimension filters (dims); above the projection metric filters
@@ -128,6 +137,9 @@ type aggregate struct {
 	// conv: the group holds one conversion measure; its input ends in a
 	// convJoin (rewrite_conversion.go).
 	conv *convSpec
+	// aliases: the dimensions and filters read along a second path to
+	// their dataset, each with its join alias (rewrite_paths.go).
+	aliases map[*dim]string
 	// rollup: the group re-aggregates a rollup's rows (rewrite_rollup.go);
 	// its input is a rollupScan, under a filter when the query has
 	// dimension filters.

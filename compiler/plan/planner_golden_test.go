@@ -101,18 +101,30 @@ func checkGoldens(t *testing.T, p *plan.Planner, d dialect.Dialect, run func(t *
 			if probs.HasErrors() {
 				t.Fatal(probs)
 			}
-			checkGoldenSQL(t, filepath.Join(dir, "expected."+d.Name()+".sql"), pl.SQL)
-			got := run(t, pl.SQL)
-			exp := run(t, readAnswer(t, dir, d))
-			if len(q.OrderBy) == 0 && q.Limit == nil {
-				sortRows(got)
-				sortRows(exp)
-			}
-			if diff := compareRows(got, exp); diff != "" {
-				t.Errorf("%s\nSQL: %s\n got: %v\nwant: %v", diff, pl.SQL, got, exp)
-			}
+			checkPlanned(t, dir, d, pl, run, len(q.OrderBy) == 0 && q.Limit == nil)
 		})
 	}
+}
+
+// checkPlanned compares pl's SQL with dir's expected.<dialect>.sql and,
+// unless run is nil, the rows run gives for it with those of the
+// hand-written answer (readAnswer), sorted first when unordered. It
+// returns the planned rows.
+func checkPlanned(t *testing.T, dir string, d dialect.Dialect, pl *plan.Plan, run func(t *testing.T, sql string) [][]any, unordered bool) [][]any {
+	t.Helper()
+	checkGoldenSQL(t, filepath.Join(dir, "expected."+d.Name()+".sql"), pl.SQL)
+	if run == nil {
+		return nil
+	}
+	got, exp := run(t, pl.SQL), run(t, readAnswer(t, dir, d))
+	if unordered {
+		sortRows(got)
+		sortRows(exp)
+	}
+	if diff := compareRows(got, exp); diff != "" {
+		t.Errorf("%s\nSQL: %s\n got: %v\nwant: %v", diff, pl.SQL, got, exp)
+	}
+	return got
 }
 
 // readRequest reads and parses a case's request.json.

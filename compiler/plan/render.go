@@ -22,6 +22,8 @@ type renderer struct {
 	// numbered: the statement also returns rowNumberCol, each row's
 	// position in the query's order (compare.go).
 	numbered bool
+	// aliases are those of the aggregate being written (rewrite_paths.go).
+	aliases map[*dim]string
 }
 
 // render writes the statement of the plan rooted at root:
@@ -318,6 +320,8 @@ func (r *renderer) crossJoin(groups []*aggregate) {
 // aggregate writes one group's SELECT (rewrite_aggregate.go, and
 // rewrite_fanout.go when keyed).
 func (r *renderer) aggregate(g *aggregate) bool {
+	r.aliases = g.aliases
+	defer func() { r.aliases = nil }()
 	w := &r.sql
 	in := g.input
 	var where *filter
@@ -384,9 +388,13 @@ func (r *renderer) from(n node) bool {
 		} else {
 			w.WriteString(" LEFT JOIN ")
 		}
-		r.from(n.right)
-		w.WriteString(" ON ")
-		r.joinCond(n.rel)
+		if n.path != nil {
+			r.aliasJoin(n)
+		} else {
+			r.from(n.right)
+			w.WriteString(" ON ")
+			r.joinCond(n.rel)
+		}
 	case *keyJoin:
 		return r.keyJoin(n)
 	case *convJoin:
@@ -491,6 +499,10 @@ func (r *renderer) dimSQL(dm *dim) { r.dimSQLTo(&r.sql, dm) }
 // governance rewrite set one; else time zone conversion when the query
 // time zone rewrite set a zone, then truncation to the grain.
 func (r *renderer) dimSQLTo(w *sqlBuilder, dm *dim) {
+	if alias, ok := r.aliases[dm]; ok {
+		r.valueSQLTo(w, dm, r.fieldSQLAt(dm.ds, dm.field, alias))
+		return
+	}
 	r.valueSQLTo(w, dm, r.pr.fieldSQL[fieldKey(dm.ds, dm.field)])
 }
 

@@ -277,10 +277,11 @@ func (s *resolver) orderBy(q *Query) {
 				col = o.Key
 			}
 		} else {
-			for _, dm := range b.dims {
-				if dm.name == o.Key || (fieldKey(dm.ds, dm.field) == o.Key && col == "") {
-					col = dm.name
-				}
+			var amb string
+			col, amb = orderDim(b.dims, o.Key)
+			if amb != "" {
+				s.fail(compiler.CodeBadOrderBy, path.String()+".key", amb)
+				continue
 			}
 			if col == "" {
 				msg := fmt.Sprintf("order_by %q is not a metric of the model nor a selected dimension", o.Key)
@@ -418,6 +419,11 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 	} else if dd.WeekStart != "" {
 		s.fail(compiler.CodeBadGrain, path.String()+".week_start", "week_start needs grain week")
 		return nil
+	}
+	if dd.Via != "" {
+		// The answer column says which path it was read along, so two
+		// roles of one field (order month, ship month) are two columns.
+		out.name += "@" + dd.Via
 	}
 	return out
 }

@@ -22,6 +22,11 @@ type group struct {
 	// and order are this group's copy, not the planner's cached tree.
 	chosen  map[string]chosenHop
 	ownHops bool
+	// aliasDS maps each join alias (a second path to a dataset,
+	// rewrite_paths.go) to its dataset; aliases are the members that read
+	// such an alias, and which.
+	aliasDS map[string]string
+	aliases map[*dim]string
 }
 
 // aggregatePerHome implements "a metric is decomposed into measures, each
@@ -86,6 +91,7 @@ func (bl *builder) aggregatePerHome() {
 			in = &filter{origin: origin{rwAggregate}, input: in, dims: b.filters}
 		}
 		g.agg.input = in
+		g.agg.aliases = g.aliases
 	}
 }
 
@@ -136,12 +142,19 @@ func (bl *builder) reach(g *group) bool {
 		// constellation reached through another fact) give different
 		// answers: the query's via or the metric's pin chooses, else the
 		// query is refused (rewrite_via.go).
-		if code, msg := bl.route(g, by, ds); code != "" {
+		node, code, msg := bl.route(g, by, ds)
+		if code != "" {
 			bl.fail(code, path(), msg)
 			ok = false
 			return
 		}
-		for cur := ds; cur != home && !g.need[cur]; cur = g.hops[cur].parent {
+		if node != ds {
+			if g.aliases == nil {
+				g.aliases = map[*dim]string{}
+			}
+			g.aliases[by.dm] = node
+		}
+		for cur := node; cur != home && !g.need[cur]; cur = g.hops[cur].parent {
 			g.need[cur] = true
 			if g.firstBy == nil {
 				g.firstBy = map[string]member{}
@@ -172,17 +185,20 @@ func (bl *builder) reach(g *group) bool {
 // joins LEFT JOINs to base, in join tree order, every dataset of want but
 // the home; rewrite names the rewrite making them.
 func (bl *builder) joins(g *group, base node, want map[string]bool, rewrite string) node {
-	for _, ds := range g.order[1:] {
-		if !want[ds] {
+	for _, node := range g.order[1:] {
+		if !want[node] {
 			continue
 		}
-		h := g.hops[ds]
+		h, ds := g.hops[node], g.datasetOf(node)
 		j := &join{origin: origin{rewrite}, left: base, right: &scan{origin: origin{rewrite}, dataset: ds},
 			dataset: ds, rel: h.via.rel, toOne: h.via.toOne}
-		if rewrite == rwAggregate && g.need[ds] {
-			j.by = g.firstBy[ds]
+		if node != ds || g.datasetOf(h.parent) != h.parent {
+			j.path = &joinPath{alias: node, parent: h.parent}
 		}
-		if c, ok := g.chosen[ds]; ok {
+		if rewrite == rwAggregate && g.need[node] {
+			j.by = g.firstBy[node]
+		}
+		if c, ok := g.chosen[node]; ok {
 			j.chosen = c.why
 		}
 		base = j

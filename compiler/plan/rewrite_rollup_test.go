@@ -233,7 +233,7 @@ func TestRollupNotUsable(t *testing.T) {
 		{"a metric not kept", []plan.RollupState{fresh(m)}, `{"metrics": ["total_distance"], "dimensions": ["origin.state"]}`,
 			"rollup m: metric total_distance is not in the rollup"},
 		{"a dimension joined by the query's via", []plan.RollupState{fresh(m)}, `{"metrics": ["flight_count"], "dimensions": [{"field": "origin.state", "via": "flight_origin"}]}`,
-			"rollup m: dimension origin.state is joined via flight_origin; the rollup joins it by the model's path"},
+			"rollup m: dimension origin.state@flight_origin is joined via flight_origin; the rollup joins it by the model's path"},
 		{"a distinct key kept among the rows of two homes", []plan.RollupState{fresh(x)}, `{"metrics": ["origins", "airport_count"], "dimensions": ["origin.state", "flights.origin_code"]}`,
 			"rollup x: metric origins: its aggregate COUNT(DISTINCT (\"flights\".\"origin\")) is not re-aggregatable from the rollup"},
 		{"a metric only ordered by", []plan.RollupState{fresh(m)}, `{"metrics": ["flight_count"], "dimensions": ["origin.state"], "order_by": [{"key": "avg_delay"}]}`,

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -12,8 +11,8 @@ import (
 // route makes the join path of group g from its home to ds, the dataset
 // member by reads, follow the chosen relationship wherever the path
 // crosses a pair the model joins by several many-to-one paths (Artifact.
-// JoinChoices; query-semantics.md, Choosing a join path). The candidate
-// is, in this order:
+// JoinChoices; query-semantics.md, Choosing a path). The candidate is, in
+// this order:
 //
 //  1. the one containing the member's `via` (query JSON
 //     `{"field": "calendar.month", "via": "orders_ship_date"}`);
@@ -22,28 +21,37 @@ import (
 //  3. none: OSS4011 naming every candidate path.
 //
 // A via that lies on no candidate, or on no path from the home to ds at
-// all, is OSS4013. Two members needing one dataset along different paths
-// (order month and ship month in one query) are OSS4014: a dataset is
-// joined once per group. It returns the problem code and message, or "".
-func (bl *builder) route(g *group, by member, ds string) (string, string) {
+// all, is OSS4013. A member needing ds along another path than an earlier
+// member (order month and ship month in one query) gets a join alias of
+// its own for that path (rewrite_paths.go). It returns the join tree node
+// the member reads (ds, or ds's alias), or the problem code and message.
+func (bl *builder) route(g *group, by member, ds string) (node, code, msg string) {
 	home := g.agg.home
 	if msg := fanRoutes(bl.p.graph, g.hops, home, ds); msg != "" {
-		return compiler.CodeAmbiguousJoin, msg
+		return "", compiler.CodeAmbiguousJoin, msg
 	}
-	for _, c := range choicesOn(bl.p.art, g.hops, home, ds) {
+	choices := choicesOn(bl.p.art, g.hops, home, ds)
+	if len(choices) == 0 {
+		if v := by.dm.via; v != "" && !pathHas(g.hops, home, ds, v) {
+			return "", compiler.CodeBadVia, fmt.Sprintf("via %q: %s is joined to %s without relationship %s (the path is %s)",
+				v, ds, home, v, strings.Join(pathRels(g.hops, home, ds), " then "))
+		}
+		return ds, "", ""
+	}
+	steps := treeSteps(g.hops, home, ds)
+	for _, c := range choices {
 		cand, why, code, msg := bl.choose(g, by, ds, c)
 		if code != "" {
-			return code, msg
+			return "", code, msg
 		}
-		if code, msg := bl.reroute(g, by, c.From, cand, why); code != "" {
-			return code, msg
+		if steps, code, msg = bl.p.graph.replaceSegment(steps, c, cand, why); code != "" {
+			return "", code, msg
 		}
 	}
-	if v := by.dm.via; v != "" && !pathHas(g.hops, home, ds, v) {
-		return compiler.CodeBadVia, fmt.Sprintf("via %q: %s is joined to %s without relationship %s (the path is %s)",
-			v, ds, home, v, strings.Join(pathRels(g.hops, home, ds), " then "))
+	if v := by.dm.via; v != "" && !slices.ContainsFunc(steps, func(s step) bool { return s.e.rel.Name == v }) {
+		return "", compiler.CodeBadVia, fmt.Sprintf("via %q: %s is joined to %s without relationship %s", v, ds, home, v)
 	}
-	return "", ""
+	return bl.walkPath(g, by, steps)
 }
 
 // choose picks the candidate path of join choice c for member by (see
@@ -73,62 +81,19 @@ func (bl *builder) choose(g *group, by member, ds string, c *compiler.ArtifactJo
 		}
 		switch {
 		case p == nil:
-			return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s), and metric %s pins none: name one with {\"field\": %q, \"via\": \"<relationship>\"}",
+			return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s), and metric %s pins none: name one with {\"field\": %[7]q, \"via\": \"<relationship>\"} (%[7]s@<relationship> in ossiectl and views)",
 				ds, g.agg.home, c.From, c.To, candidates(c), m.name, by.dm.name)
 		case cand != nil && !slices.Equal(cand, p):
-			return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("metrics %s and %s pin different paths from %s to %s (relationships %s); name one with {\"field\": %q, \"via\": \"<relationship>\"} or query them separately",
+			return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("metrics %s and %s pin different paths from %s to %s (relationships %s); name one with {\"field\": %[6]q, \"via\": \"<relationship>\"} (%[6]s@<relationship> in ossiectl and views) or query them separately",
 				pinnedBy, m.name, c.From, c.To, candidates(c), by.dm.name)
 		}
 		cand, pinnedBy = p, m.name
 	}
 	if cand == nil {
-		return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s): name one with {\"field\": %q, \"via\": \"<relationship>\"}",
+		return nil, "", compiler.CodeAmbiguousJoin, fmt.Sprintf("%s is joined to %s through %s, which reaches %s by several many-to-one paths (relationships %s): name one with {\"field\": %[6]q, \"via\": \"<relationship>\"} (%[6]s@<relationship> in ossiectl and views)",
 			ds, g.agg.home, c.From, c.To, candidates(c), by.dm.name)
 	}
 	return cand, "metric " + pinnedBy + "'s pinned via", "", ""
-}
-
-// reroute makes g reach the datasets of cand (relationship names walked
-// many-to-one from from) along it. The cached join tree is shared, so g
-// gets its own copy on the first change.
-func (bl *builder) reroute(g *group, by member, from string, cand []string, why string) (string, string) {
-	cur := from
-	for _, name := range cand {
-		i := slices.IndexFunc(bl.p.graph[cur], func(e edge) bool { return e.toOne && e.rel.Name == name })
-		if i < 0 {
-			return compiler.CodeBadVia, fmt.Sprintf("relationship %s does not leave %s many-to-one", name, cur)
-		}
-		e := bl.p.graph[cur][i]
-		next := e.other
-		if prev, ok := g.chosen[next]; ok && prev.rel != name {
-			return compiler.CodeTwoRoles, fmt.Sprintf("%s reads %s along %s, but %s already reads it along %s; a dataset is joined once per metric's dataset, so one query cannot use both paths yet: query them separately",
-				describeMember(by), next, name, describeMember(prev.by), prev.rel)
-		}
-		if !g.ownHops {
-			g.hops, g.order, g.ownHops = maps.Clone(g.hops), slices.Clone(g.order), true
-		}
-		if g.chosen == nil {
-			g.chosen = map[string]chosenHop{}
-		}
-		g.chosen[next] = chosenHop{rel: name, by: by, why: why}
-		g.hops[next] = hop{parent: cur, via: e}
-		cur = next
-	}
-	// Depths and the parents-first order follow the new parents.
-	depth := func(ds string) int {
-		d := 0
-		for c := ds; g.hops[c].parent != ""; c = g.hops[c].parent {
-			d++
-		}
-		return d
-	}
-	for _, ds := range g.order {
-		h := g.hops[ds]
-		h.depth = depth(ds)
-		g.hops[ds] = h
-	}
-	slices.SortStableFunc(g.order, func(a, b string) int { return g.hops[a].depth - g.hops[b].depth })
-	return "", ""
 }
 
 // chosenHop is a hop of a group's join tree set by a join choice.

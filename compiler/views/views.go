@@ -81,7 +81,7 @@ func PlanSpec(spec *v1alpha1.SemanticModelSpec, arts []*compiler.Artifact, d dia
 			fail(compiler.CodeUnknownReference, at+".model", msg)
 			continue
 		}
-		q, qprobs := viewQuery(v, at)
+		q, qprobs := viewQuery(v, at, art)
 		probs = append(probs, qprobs...)
 		if q == nil {
 			continue
@@ -144,15 +144,20 @@ func viewArtifact(arts []*compiler.Artifact, model string) (*compiler.Artifact, 
 }
 
 // viewQuery is the server query a view stands for. Filter values are
-// decoded as the server decodes a request body (numbers kept exact).
-func viewQuery(v *v1alpha1.View, at string) (*plan.Query, compiler.Problems) {
+// decoded as the server decodes a request body (numbers kept exact). A
+// field written `dataset.field@relationship` names its join path (the
+// query's via, as ossiectl spells it), so a view may read one dataset
+// along several paths.
+func viewQuery(v *v1alpha1.View, at string, art *compiler.Artifact) (*plan.Query, compiler.Problems) {
 	q := &plan.Query{Metrics: v.Metrics, Timezone: v.Timezone}
 	for _, d := range v.Dimensions {
-		q.Dimensions = append(q.Dimensions, plan.Dimension{Field: d.Field, Grain: d.Grain, WeekStart: d.WeekStart})
+		field, via := splitVia(d.Field, art)
+		q.Dimensions = append(q.Dimensions, plan.Dimension{Field: field, Via: via, Grain: d.Grain, WeekStart: d.WeekStart})
 	}
 	var probs compiler.Problems
 	for i, f := range v.Filters {
-		pf := plan.Filter{Field: f.Field, Metric: f.Metric, Grain: f.Grain, Op: f.Op}
+		field, via := splitVia(f.Field, art)
+		pf := plan.Filter{Field: field, Via: via, Metric: f.Metric, Grain: f.Grain, Op: f.Op}
 		for j, raw := range f.Values {
 			dec := json.NewDecoder(bytes.NewReader(raw.Raw))
 			dec.UseNumber()
@@ -170,6 +175,22 @@ func viewQuery(v *v1alpha1.View, at string) (*plan.Query, compiler.Problems) {
 		return nil, probs
 	}
 	return q, nil
+}
+
+// splitVia splits `member@relationship` when relationship is one of the
+// model's; anything else is the member as written (a misspelt
+// relationship then comes back as an unknown member, with a suggestion).
+func splitVia(field string, art *compiler.Artifact) (string, string) {
+	i := strings.LastIndexByte(field, '@')
+	if i < 0 {
+		return field, ""
+	}
+	for _, r := range art.Relationships {
+		if r.Name == field[i+1:] {
+			return field[:i], r.Name
+		}
+	}
+	return field, ""
 }
 
 // joinPath prefixes a planner path ("metrics[0]") with the view's path.

@@ -86,7 +86,8 @@ func TestParallelRelationships(t *testing.T) {
 	refused := []struct{ name, query, code, says string }{
 		{"via naming no relationship", `{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_dat"}]}`, compiler.CodeBadVia, `did you mean "orders_ship_date"`},
 		{"via on no path to the member", `{"metrics": ["revenue"], "dimensions": [{"field": "orders.channel", "via": "orders_ship_date"}]}`, compiler.CodeBadVia, "without relationship orders_ship_date"},
-		{"order month and ship month together", `{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_date"}], "filters": [{"field": "calendar.month", "via": "orders_order_date", "op": "=", "values": ["2024-01"]}]}`, compiler.CodeTwoRoles, "along orders_order_date"},
+		{"one field twice along one path", `{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_date"}, {"field": "calendar.month", "via": "orders_ship_date"}]}`, compiler.CodeBadQuery, "calendar.month@orders_ship_date is listed twice"},
+		{"order by a field selected along two paths", `{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_date"}, {"field": "calendar.month", "via": "orders_order_date"}], "order_by": [{"key": "calendar.month"}]}`, compiler.CodeBadOrderBy, "calendar.month@orders_ship_date, calendar.month@orders_order_date"},
 		{"a pinned and an unpinned metric", `{"metrics": ["revenue", "shipped_revenue"], "dimensions": ["calendar.month"]}`, compiler.CodeAmbiguousJoin, "metric revenue pins none"},
 	}
 	for _, r := range refused {
@@ -103,8 +104,9 @@ func TestParallelRelationships(t *testing.T) {
 	}
 	t.Run("explain names the chosen relationship", func(t *testing.T) {
 		for q, says := range map[string]string{
-			`{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_date"}]}`: "left join calendar along orders_ship_date (many-to-one orders → calendar)  [per-home aggregation: dimension calendar.month reads it; rows do not repeat; orders_ship_date chosen of several paths by the query's via orders_ship_date]",
-			`{"metrics": ["shipped_revenue"], "dimensions": ["calendar.month"]}`:                               "orders_ship_date chosen of several paths by metric shipped_revenue's pinned via",
+			`{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_date"}]}`:                                                          "left join calendar along orders_ship_date (many-to-one orders → calendar)  [per-home aggregation: dimension calendar.month@orders_ship_date reads it; rows do not repeat; orders_ship_date chosen of several paths by the query's via orders_ship_date]",
+			`{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_order_date"}, {"field": "calendar.month", "via": "orders_ship_date"}]}`: "left join calendar as calendar@orders_ship_date along orders_ship_date (many-to-one orders → calendar)  [per-home aggregation: dimension calendar.month@orders_ship_date reads it; rows do not repeat; orders_ship_date chosen of several paths by the query's via orders_ship_date; calendar is also joined along another path, so this path has its own alias]",
+			`{"metrics": ["shipped_revenue"], "dimensions": ["calendar.month"]}`:                                                                                        "orders_ship_date chosen of several paths by metric shipped_revenue's pinned via",
 		} {
 			pq, _ := plan.ParseQuery([]byte(q))
 			p, probs := planner.Plan(pq, dialect.DuckDB)

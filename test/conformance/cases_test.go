@@ -43,9 +43,15 @@ var metricCases = []string{filepath.Join("testdata", "MT-01"), filepath.Join("te
 
 // TestMetricTypeCases runs metricCases like the time-zone cases, each
 // expected answer first proven by its check_sql on DuckDB.
-func TestMetricTypeCases(t *testing.T) {
-	runCaseDirs(t, metricCases, "metric types")
-}
+func TestMetricTypeCases(t *testing.T) { runCaseDirs(t, metricCases, "metric types") }
+
+// joinAliasCases are this suite's cases of one dataset used along several
+// join paths in one query (query-semantics.md, Choosing a path).
+var joinAliasCases = []string{filepath.Join("testdata", "JA-01")}
+
+// TestJoinAliasCases runs joinAliasCases like the metric-type cases, each
+// expected answer first proven by its check_sql on DuckDB.
+func TestJoinAliasCases(t *testing.T) { runCaseDirs(t, joinAliasCases, "join aliases") }
 
 // semiAdditiveCases are the cases of semi-additive metrics per entity
 // (docs/metrics.md, "Per entity").
@@ -61,12 +67,14 @@ func TestSemiAdditiveCases(t *testing.T) {
 var bareNameCases = []string{filepath.Join("testdata", "BN-01")}
 
 // TestBareNameCases runs bareNameCases like metricCases.
-func TestBareNameCases(t *testing.T) {
-	runCaseDirs(t, bareNameCases, "bare names")
-}
+func TestBareNameCases(t *testing.T) { runCaseDirs(t, bareNameCases, "bare names") }
 
-// runCaseDirs loads each case directory and runs it, proving every
-// expected answer with its check_sql first.
+// TestTimeZoneCases runs tzCases like the shared cases, after proving
+// each expected answer with its check_sql on DuckDB.
+func TestTimeZoneCases(t *testing.T) { runCaseDirs(t, tzCases, "time zones") }
+
+// runCaseDirs runs the cases in dirs (this suite's own, with check_sql),
+// each a subtest named by its ID.
 func runCaseDirs(t *testing.T, dirs []string, group string) {
 	for _, dir := range dirs {
 		c, err := casefile.Load(dir)
@@ -75,12 +83,6 @@ func runCaseDirs(t *testing.T, dirs []string, group string) {
 		}
 		t.Run(c.ID, func(t *testing.T) { runCase(t, c, group, true) })
 	}
-}
-
-// TestTimeZoneCases runs tzCases like the shared cases, after proving
-// each expected answer with its check_sql on DuckDB.
-func TestTimeZoneCases(t *testing.T) {
-	runCaseDirs(t, tzCases, "time zones")
 }
 
 // runCase loads the case's tables on the three engines and runs every

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"           // database/sql driver "pgx"
@@ -35,7 +36,8 @@ const ViewRole = "differential_reader"
 // no view's shape: a view is metrics, dimensions (field, grain,
 // week_start), filters (field or metric, grain, op, values) and a
 // timezone, planned under one role whose row filters read no caller
-// attribute; limit, offset and join-path choices have no view form. An
+// attribute (a via is written field@relationship); limit and offset have
+// no view form. An
 // order without a limit is dropped: a view's rows have no order, and the
 // cell compares them as a multiset.
 func ViewSpec(c dcase.Case) (*v1alpha1.SemanticModelSpec, error) {
@@ -55,8 +57,12 @@ func ViewSpec(c dcase.Case) (*v1alpha1.SemanticModelSpec, error) {
 		return nil, fmt.Errorf("%w: a view needs a metric", ErrNotApplicable)
 	}
 	v := v1alpha1.View{Name: "differential_view", Model: c.ModelName, Metrics: q.Metrics, Timezone: q.Timezone}
+	// A via is written field@relationship in a view (compiler/views).
 	for _, d := range q.Dimensions {
-		var vd v1alpha1.ViewDimension
+		var vd struct {
+			v1alpha1.ViewDimension
+			Via string `json:"via"`
+		}
 		if err := json.Unmarshal(d, &vd.Field); err != nil {
 			dd := json.NewDecoder(bytes.NewReader(d))
 			dd.DisallowUnknownFields()
@@ -64,12 +70,16 @@ func ViewSpec(c dcase.Case) (*v1alpha1.SemanticModelSpec, error) {
 				return nil, fmt.Errorf("%w: a view dimension has no %v", ErrNotApplicable, err)
 			}
 		}
-		v.Dimensions = append(v.Dimensions, vd)
+		if vd.Via != "" {
+			vd.Field += "@" + vd.Via
+		}
+		v.Dimensions = append(v.Dimensions, vd.ViewDimension)
 	}
 	for _, f := range q.Filters {
 		var raw struct {
 			v1alpha1.ViewFilter
 			Value json.RawMessage `json:"value"`
+			Via   string          `json:"via"`
 		}
 		fd := json.NewDecoder(bytes.NewReader(f))
 		fd.DisallowUnknownFields()
@@ -77,6 +87,9 @@ func ViewSpec(c dcase.Case) (*v1alpha1.SemanticModelSpec, error) {
 			return nil, fmt.Errorf("%w: a view filter has no %v", ErrNotApplicable, err)
 		}
 		vf := raw.ViewFilter
+		if raw.Via != "" {
+			vf.Field += "@" + raw.Via
+		}
 		if raw.Value != nil {
 			vf.Values = append(vf.Values, apiJSON(raw.Value))
 		}
@@ -103,6 +116,15 @@ func ViewSpec(c dcase.Case) (*v1alpha1.SemanticModelSpec, error) {
 	spec.Governance = &ossie.Governance{}
 	if err := json.Unmarshal(js, spec.Governance); err != nil {
 		return nil, err
+	}
+	for _, r := range spec.Governance.Roles {
+		for _, rf := range r.RowFilters {
+			if r.Name == v.Role && strings.Contains(rf.Expression, "{{") {
+				// Refused as a view (OSS2017) even when the caller has no
+				// attribute and the query answers with no rows.
+				return nil, fmt.Errorf("%w: the role's row filters read caller attributes, which a view has not", ErrNotApplicable)
+			}
+		}
 	}
 	return spec, nil
 }

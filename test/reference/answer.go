@@ -54,7 +54,7 @@ func (e *evaluator) reach(m *Metric, seen map[*Metric]bool) {
 func (e *evaluator) answer() (*dcase.Result, error) {
 	var dims []rdim
 	for _, d := range e.q.Dimensions {
-		r, err := e.resolve(d.Field, d.Grain, d.WeekStart)
+		r, err := e.resolve(d.Field, d.Grain, d.WeekStart, d.Via)
 		if err != nil {
 			return nil, err
 		}
@@ -64,6 +64,9 @@ func (e *evaluator) answer() (*dcase.Result, error) {
 	var mfilters []Filter
 	for _, f := range e.q.Filters {
 		if f.Metric != "" {
+			if f.Via != "" {
+				return nil, &Refused{Code: "OSS4013", Reason: "via on a metric filter"}
+			}
 			mfilters = append(mfilters, f)
 			continue
 		}
@@ -359,14 +362,15 @@ func (e *evaluator) plainRows(dims []rdim, filters []rfilter, closure []*Metric,
 // dimensions over the rows of the first dataset (of the dimensions, then
 // the filters) that reaches every other by many-to-one hops.
 func (e *evaluator) members(dims []rdim, filters []rfilter) (*dcase.Result, error) {
-	var cands, need []string
+	var cands []string
+	need := append([]rdim(nil), dims...)
 	for _, d := range dims {
 		cands = append(cands, d.ds)
 	}
 	for _, f := range filters {
 		cands = append(cands, f.m.ds)
+		need = append(need, f.m)
 	}
-	need = cands
 	if len(cands) == 0 {
 		return nil, &Refused{Code: "OSS4001", Reason: "no metric and no dimension"}
 	}
@@ -374,15 +378,9 @@ func (e *evaluator) members(dims []rdim, filters []rfilter) (*dcase.Result, erro
 	for _, c := range cands {
 		ok := true
 		for _, n := range need {
-			hops, connected := e.path(c, n)
-			if !connected {
-				ok = false
-			}
-			for _, h := range hops {
-				if !h.forward {
-					ok = false
-				}
-			}
+			// Reached at all: which path joins it is rowGroups' question
+			// (OSS4011 when the query does not choose).
+			ok = ok && e.reachesForward(c, n.ds)
 		}
 		if ok {
 			home = c

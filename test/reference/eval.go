@@ -53,6 +53,7 @@ type rdim struct {
 	grain     string
 	weekStart string
 	name      string
+	via       string // the relationship its path takes ("" for the model's path)
 }
 
 // Evaluate answers in.Query over in.Tables as docs/query-semantics.md,
@@ -128,19 +129,25 @@ func splitMember(s string) (ds, field string) {
 }
 
 // resolve checks a member and returns it.
-func (e *evaluator) resolve(member, grain, weekStart string) (rdim, error) {
+func (e *evaluator) resolve(member, grain, weekStart, via string) (rdim, error) {
 	ds, f := splitMember(member)
 	d := e.ds[ds]
 	if d == nil || d.field[f] == nil || (e.gov != nil && !e.gov.fieldReadable(member)) {
 		return rdim{}, &Refused{Code: "OSS4003", Reason: "unknown field " + member}
 	}
-	r := rdim{ds: ds, field: f, grain: grain, weekStart: weekStart, name: member}
+	r := rdim{ds: ds, field: f, grain: grain, weekStart: weekStart, name: member, via: via}
 	if grain != "" {
 		r.name = member + "." + grain
 		dt := e.datatype(ds, f)
 		if !isTimeType(dt) || e.mask(member) != nil {
 			return rdim{}, &Refused{Code: "OSS4004", Reason: "grain on " + member}
 		}
+	}
+	if via != "" {
+		if e.relationship(via) == nil {
+			return rdim{}, &Refused{Code: "OSS4013", Reason: "via " + via + " names no relationship"}
+		}
+		r.name += "@" + via
 	}
 	return r, nil
 }
@@ -172,7 +179,7 @@ func (e *evaluator) storedZone(ds, f string) string {
 // zone and converted when that differs from the query zone, a Date as
 // is), truncated to the grain.
 func (e *evaluator) value(c combo, m rdim) any {
-	v := e.raw(m.ds, c[m.ds], m.field)
+	v := e.raw(m.ds, c[m.node()], m.field)
 	if mk := e.mask(m.ds + "." + m.field); mk != nil {
 		return applyMask(mk, v)
 	}
@@ -231,12 +238,10 @@ func newGroup(dims []any) *group {
 // group it reaches, keeping only joined rows every filter admits. A
 // one-to-many hop on the way needs home's primary key (OSS4008).
 func (e *evaluator) rowGroups(home string, dims []rdim, filters []rfilter) (map[string]*group, map[string][][]any, *joinTree, error) {
-	var need []string
-	for _, d := range dims {
-		need = append(need, d.ds)
-	}
+	var need []rdim
+	need = append(need, dims...)
 	for _, f := range filters {
-		need = append(need, f.m.ds)
+		need = append(need, f.m)
 	}
 	t, err := e.tree(home, need)
 	if err != nil {

@@ -26,7 +26,7 @@ func normOp(op string) string {
 }
 
 func (e *evaluator) resolveFilter(f Filter) (rfilter, error) {
-	m, err := e.resolve(f.Field, "", "")
+	m, err := e.resolve(f.Field, "", "", f.Via)
 	if err != nil {
 		return rfilter{}, err
 	}

@@ -232,8 +232,8 @@ func (e *evaluator) rowFilterHolds(f RowFilter, ds string, row []any) bool {
 	}
 	cur := row
 	if fds != ds {
-		hops, ok := e.path(ds, fds)
-		if !ok {
+		hops, err := e.path(ds, rdim{ds: fds})
+		if err != nil {
 			return false
 		}
 		from := ds

@@ -27,6 +27,9 @@ type Dimension struct {
 	Field     string `json:"field"`
 	Grain     string `json:"grain,omitempty"`
 	WeekStart string `json:"week_start,omitempty"`
+	// Via names the relationship to join the member's dataset along
+	// (query-semantics.md, Choosing a path).
+	Via string `json:"via,omitempty"`
 }
 
 // UnmarshalJSON accepts the string and the object form.
@@ -47,25 +50,31 @@ func (d *Dimension) UnmarshalJSON(b []byte) error {
 
 // MarshalJSON writes the string form when there is no grain.
 func (d Dimension) MarshalJSON() ([]byte, error) {
-	if d.Grain == "" && d.WeekStart == "" {
+	if d.Grain == "" && d.WeekStart == "" && d.Via == "" {
 		return json.Marshal(d.Field)
 	}
 	type plain Dimension
 	return json.Marshal(plain(d))
 }
 
-// Name is the answer column: dataset.field or dataset.field.grain.
+// Name is the answer column: dataset.field or dataset.field.grain, then
+// @via when the dimension names its path.
 func (d Dimension) Name() string {
-	if d.Grain == "" {
-		return d.Field
+	n := d.Field
+	if d.Grain != "" {
+		n += "." + d.Grain
 	}
-	return d.Field + "." + d.Grain
+	if d.Via != "" {
+		n += "@" + d.Via
+	}
+	return n
 }
 
 // Filter is a dimension filter (Field) or a metric filter (Metric).
 type Filter struct {
 	Field  string `json:"field,omitempty"`
 	Metric string `json:"metric,omitempty"`
+	Via    string `json:"via,omitempty"` // as Dimension.Via
 	Op     string `json:"op"`
 	Values []any  `json:"values,omitempty"`
 }

@@ -17,7 +17,9 @@ func (b *builder) governance() {
 	r := b.r
 	g := &reference.Governance{Attributes: []string{"region"}}
 	textFields := []string{"fact.cat"}
-	if b.field("d1.name") != nil {
+	// A row filter on the fact reading d1 would cross the choice of
+	// parallel relationships, which row filters cannot make.
+	if b.field("d1.name") != nil && !b.parallel {
 		textFields = append(textFields, "d1.name")
 	}
 	for i, n := 0, 1+r.Intn(2); i < n; i++ {

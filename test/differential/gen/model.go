@@ -17,7 +17,10 @@ type builder struct {
 	tz *rand.Rand
 	// v4 draws the variants of version 4 (variants.go), a stream of its
 	// own for the same reason.
-	v4     *rand.Rand
+	v4 *rand.Rand
+	// pr draws the parallel relationships and the vias of their members
+	// (version 4, paths.go): a stream of its own for the same reason.
+	pr     *rand.Rand
 	o      Options
 	shape  string
 	m      reference.Model
@@ -30,6 +33,7 @@ type builder struct {
 	// metric kinds, by name, for the query generator
 	plain, typed, semi, conv []string
 	hasG, hasD2, hasD3       bool
+	parallel                 bool // fact reaches d1 along two relationships (paths.go)
 }
 
 // fieldInfo is what the query generator knows of a field.
@@ -108,18 +112,7 @@ func (b *builder) ids(n int) column {
 
 // fk is a foreign key column of n rows into ids 1..m: some unmatched
 // (m+1), some NULL.
-func (b *builder) fk(name string, n, m int) column {
-	c := column{name: "c_" + name, field: name, ct: dcase.Integer, key: true}
-	for i := 0; i < n; i++ {
-		switch {
-		case chance(b.r, 0.1):
-			c.vals = append(c.vals, nil)
-		default:
-			c.vals = append(c.vals, int64(1+b.r.Intn(m+1)))
-		}
-	}
-	return c
-}
+func (b *builder) fk(name string, n, m int) column { return fkFrom(b.r, name, n, m) }
 
 func (b *builder) nulls(p float64, n int, gen func() any) []any {
 	out := make([]any, n)
@@ -184,6 +177,9 @@ func (b *builder) model() {
 		b.hasD2 = true
 		factCols = append(factCols, b.fk("d2_id", nf, nd2))
 	}
+	if c, ok := b.parallelPaths(nf, nd1); ok {
+		factCols = append(factCols, c)
+	}
 	atType := pick(r, timeTypes)
 	factCols = append(factCols,
 		b.numberCol("amount", pick(r, numberTypes), nf),
@@ -203,7 +199,10 @@ func (b *builder) model() {
 		d1 = append(d1, b.fk("d3_id", nd1, nd3))
 	}
 	b.dataset("d1", true, d1)
-	b.rel("fact_d1", "fact", "d1_id", "d1")
+	b.rel(relD1, "fact", "d1_id", "d1")
+	if b.parallel {
+		b.rel(relD1Alt, "fact", "d1_alt_id", "d1")
+	}
 	if b.hasD2 {
 		b.dataset("d2", true, []column{b.ids(nd2), b.textCol("label", nd2, 3)})
 		b.rel("fact_d2", "fact", "d2_id", "d2")

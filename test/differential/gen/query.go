@@ -55,6 +55,7 @@ func (b *builder) query() *reference.Query {
 // finishQuery adds a metric filter, order, limit, offset and total.
 func (b *builder) finishQuery(qry *reference.Query) *reference.Query {
 	r := b.r
+	b.roles(qry)
 	if len(qry.Metrics) > 0 && chance(r, 0.25) {
 		b.metricFilter(qry)
 	}
