@@ -323,3 +323,47 @@ func TestRealTables(t *testing.T) {
 	e := openReal(t, trinoserver.AdminUser, schema)
 	enginetest.Tables(t, e, []string{"memory", schema})
 }
+
+// TestRealCoordinatorKilledMidQuery: the coordinator dies while a query's
+// pages are being read (a crash, an eviction). The stream must end by the
+// caller's deadline with an error, not wait out the client's retries of
+// the next page or of the query's cancellation (trino-go-client retries
+// a refused connection for 2 minutes, and the DELETE that cancels a
+// query for 30 s, whatever the caller's context). It uses a coordinator
+// of its own, which it kills.
+func TestRealCoordinatorKilledMidQuery(t *testing.T) {
+	s, err := trinoserver.Start(trinoserver.Options{})
+	if err != nil {
+		trinoserver.SkipOrFail(t, err)
+	}
+	defer s.Stop()
+	// The server's configuration: the DSN's retry defaults.
+	e, err := trino.Open(context.Background(), trino.Config{DSN: s.DSN(trinoserver.AdminUser, "memory", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const timeout = 3 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	rows := 0
+	err = e.Stream(ctx, "SELECT a.x * 1000 + b.y FROM UNNEST(sequence(1, 1000)) AS a(x) CROSS JOIN UNNEST(sequence(1, 1000)) AS b(y)",
+		func([]engine.Column) error { return nil },
+		func([]any) error {
+			if rows++; rows == 1 {
+				s.Kill() // the rest of this page is read, the next one is not there
+			}
+			return nil
+		})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatalf("%d rows and no error from a query whose coordinator was killed", rows)
+	}
+	if took > timeout+2*time.Second {
+		t.Errorf("the stream ended %s after it began, its deadline was %s: %v", took.Round(100*time.Millisecond), timeout, err)
+	}
+	if !errors.Is(err, engine.ErrUnavailable) && !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v, want engine.ErrUnavailable or the deadline", err)
+	}
+}

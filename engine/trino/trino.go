@@ -8,6 +8,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync"
 
 	trinoclient "github.com/trinodb/trino-go-client/trino"
 
@@ -60,7 +61,53 @@ func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.
 // cancels the query on the coordinator (DELETE of the query), so a capped
 // answer does not keep the cluster busy. Values are converted as
 // documented on converterFor.
+//
+// Stream returns when ctx is done, whatever the client is doing: when a
+// page cannot be fetched, trino-go-client cancels the query itself with a
+// DELETE that it retries for 30 s (DefaultCancelQueryTimeout) under a
+// context of its own, inside rows.Next, so a coordinator that died
+// mid-query would hold the caller that long past its deadline. The
+// client's work runs in a goroutine of its own; once ctx is done Stream
+// returns, no callback runs after that, and the goroutine ends when the
+// client gives up (within those 30 s).
 func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
+	var mu sync.Mutex // held while a callback runs
+	abandoned := false
+	guard := func(f func() error) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if abandoned {
+			return errAbandoned
+		}
+		return f()
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- e.stream(ctx, query,
+			func(c []engine.Column) error { return guard(func() error { return cols(c) }) },
+			func(v []any) error { return guard(func() error { return row(v) }) })
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		mu.Lock()
+		abandoned = true
+		mu.Unlock()
+		select {
+		case err := <-done: // it finished meanwhile
+			return err
+		default:
+			return e.classify(ctx, ctx.Err())
+		}
+	}
+}
+
+// errAbandoned stops the client's goroutine after Stream has returned.
+var errAbandoned = errors.New("trino: the caller has gone")
+
+// stream is Stream in the calling goroutine.
+func (e *Engine) stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rows, err := e.db.QueryContext(qctx, query)

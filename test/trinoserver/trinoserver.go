@@ -132,6 +132,7 @@ type Server struct {
 	home string // install directory (server/, plugin/, jdk)
 	dir  string // temporary directory: etc/, data/, server.log
 	port int
+	opts Options // what Start was given, for Restart
 
 	// StartDuration is how long Start took (process start to "not
 	// starting" on /v1/info).
@@ -186,7 +187,7 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{home: home, dir: dir}
+	s := &Server{home: home, dir: dir, opts: opts}
 	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -461,6 +462,21 @@ func (s *Server) Schema(t testing.TB, name string) {
 	t.Cleanup(func() {
 		_ = s.Exec(context.Background(), `DROP SCHEMA IF EXISTS memory."`+name+`" CASCADE`)
 	})
+}
+
+// Restart kills the coordinator, as a crash or an eviction does, and
+// starts it again on the same port with the same configuration, waiting
+// as Start does. The memory catalog starts empty: its tables are gone.
+// Not safe to call concurrently with Stop or another Restart.
+func (s *Server) Restart() error {
+	s.Kill()
+	return s.start(s.opts)
+}
+
+// Kill kills the coordinator (SIGKILL) and waits until it has exited;
+// Restart starts it again, Stop cleans up.
+func (s *Server) Kill() {
+	localproc.Kill(s.proc, s.exited)
 }
 
 // RSS is the JVM's resident memory in bytes (from /proc), 0 if unknown.
