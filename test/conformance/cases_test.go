@@ -43,27 +43,31 @@ var metricCases = []string{filepath.Join("testdata", "MT-01"), filepath.Join("te
 
 // TestMetricTypeCases runs metricCases like the time-zone cases, each
 // expected answer first proven by its check_sql on DuckDB.
-func TestMetricTypeCases(t *testing.T) {
-	for _, dir := range metricCases {
+func TestMetricTypeCases(t *testing.T) { runCaseDirs(t, metricCases, "metric types") }
+
+// conversionCases are this suite's cases of complete conversion metrics
+// (issue 26, item 4): the count of converted entities, a filter on the
+// conversion event, a calendar window and a derived metric over a count.
+var conversionCases = []string{filepath.Join("testdata", "CV-01")}
+
+// TestConversionCases runs conversionCases like metricCases.
+func TestConversionCases(t *testing.T) { runCaseDirs(t, conversionCases, "conversion") }
+
+// runCaseDirs runs the cases of dirs, each expected answer first proven
+// by its check_sql on DuckDB; group names them in the suite's counts.
+func runCaseDirs(t *testing.T, dirs []string, group string) {
+	for _, dir := range dirs {
 		c, err := casefile.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(c.ID, func(t *testing.T) { runCase(t, c, "metric types", true) })
+		t.Run(c.ID, func(t *testing.T) { runCase(t, c, group, true) })
 	}
 }
 
 // TestTimeZoneCases runs tzCases like the shared cases, after proving
 // each expected answer with its check_sql on DuckDB.
-func TestTimeZoneCases(t *testing.T) {
-	for _, dir := range tzCases {
-		c, err := casefile.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(c.ID, func(t *testing.T) { runCase(t, c, "time zones", true) })
-	}
-}
+func TestTimeZoneCases(t *testing.T) { runCaseDirs(t, tzCases, "time zones") }
 
 // runCase loads the case's tables on the three engines and runs every
 // query; with checkSQL, each query's check_sql must first give the
@@ -88,9 +92,27 @@ func runCase(t *testing.T, c *casefile.Case, group string, checkSQL bool) {
 				if ok, why := casefile.Match(q.Expected.Rows, res.Rows, q.Ordered, q.Tolerance); !ok {
 					t.Fatalf("%s %s: check_sql disagrees with the expected rows: %s\ngot:\n%s", c.ID, q.Name, why, casefile.FormatRows(res.Rows))
 				}
+				checkWrong(t, tgs[0], c, q)
 			}
 			runCaseQuery(t, tgs, planners, c, q, group)
 		})
+	}
+}
+
+// checkWrong runs each typical wrong answer of q on tg: it must fail to
+// give the expected rows, else the case could not tell it from the right
+// one.
+func checkWrong(t *testing.T, tg target, c *casefile.Case, q casefile.Query) {
+	t.Helper()
+	for _, w := range q.Wrong {
+		res, err := tg.eng.Query(context.Background(), w.SQL, 0)
+		if err != nil {
+			t.Errorf("%s %s: wrong-answer SQL %q: %v", c.ID, q.Name, w.Label, err)
+			continue
+		}
+		if ok, _ := casefile.Match(q.Expected.Rows, res.Rows, q.Ordered, q.Tolerance); ok {
+			t.Errorf("%s %s: typical wrong answer %q equals the expected rows, so the case cannot detect it", c.ID, q.Name, w.Label)
+		}
 	}
 }
 
