@@ -53,6 +53,14 @@ var conversionCases = []string{filepath.Join("testdata", "CV-01")}
 // TestConversionCases runs conversionCases like metricCases.
 func TestConversionCases(t *testing.T) { runCaseDirs(t, conversionCases, "conversion") }
 
+// dimensionOnlyCases are this suite's cases of queries without metrics
+// across datasets (issue 26, item 2): the linking fact, through, a filter
+// two hops away, refusals.
+var dimensionOnlyCases = []string{filepath.Join("testdata", "DO-01")}
+
+// TestDimensionOnlyCases runs dimensionOnlyCases like metricCases.
+func TestDimensionOnlyCases(t *testing.T) { runCaseDirs(t, dimensionOnlyCases, "dimension-only") }
+
 // runCaseDirs runs the cases of dirs, each expected answer first proven
 // by its check_sql on DuckDB; group names them in the suite's counts.
 func runCaseDirs(t *testing.T, dirs []string, group string) {
@@ -84,6 +92,10 @@ func runCase(t *testing.T, c *casefile.Case, group string, checkSQL bool) {
 	}
 	for _, q := range c.Queries {
 		t.Run(q.Name, func(t *testing.T) {
+			if q.Refused != nil {
+				checkCaseRefused(t, tgs, planners, c, q)
+				return
+			}
 			if checkSQL {
 				res, err := tgs[0].eng.Query(context.Background(), q.CheckSQL, 0)
 				if err != nil {
@@ -112,6 +124,28 @@ func checkWrong(t *testing.T, tg target, c *casefile.Case, q casefile.Query) {
 		}
 		if ok, _ := casefile.Match(q.Expected.Rows, res.Rows, q.Ordered, q.Tolerance); ok {
 			t.Errorf("%s %s: typical wrong answer %q equals the expected rows, so the case cannot detect it", c.ID, q.Name, w.Label)
+		}
+	}
+}
+
+// checkCaseRefused plans q for every engine: each must refuse it with the
+// expected code, naming every expected word.
+func checkCaseRefused(t *testing.T, tgs []target, planners map[string]*plan.Planner, c *casefile.Case, q casefile.Query) {
+	t.Helper()
+	pq, probs := plan.ParseQuery(q.JSON)
+	if probs.HasErrors() {
+		t.Fatalf("%s %s: query does not parse:\n%s", c.ID, q.Name, problemsText(probs))
+	}
+	for _, tg := range tgs {
+		_, probs := planners[tg.name].PlanFor(pq, tg.eng.Dialect(), nil)
+		if len(probs) == 0 || probs[0].Code != q.Refused.Code {
+			t.Errorf("%s %s on %s: got %v, want a refusal %s", c.ID, q.Name, tg.name, probs, q.Refused.Code)
+			continue
+		}
+		for _, w := range q.Refused.Mentions {
+			if !strings.Contains(probs[0].Message, w) {
+				t.Errorf("%s %s on %s: the refusal does not name %q: %s", c.ID, q.Name, tg.name, w, probs[0].Message)
+			}
 		}
 	}
 }
