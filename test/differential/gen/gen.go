@@ -12,7 +12,10 @@
 // America/New_York and near month, quarter and year ends, naive
 // timestamps stored in UTC or Europe/Amsterdam; SUM, COUNT, COUNT(*),
 // COUNT DISTINCT, AVG, MIN, MAX, aggregates filtered by CASE, derived and
-// ratio metrics, every metric type of docs/metrics.md; queries with
+// ratio metrics, every metric type of docs/metrics.md (conversions as a
+// rate or a count, with or without a to_filter, and inside a plain
+// metric); queries without metrics whose dimensions meet only in a fact,
+// with or without through; queries with
 // random dimensions, grains (week also with week_start sunday), time
 // zones, dimension filters of every op, metric filters, order_by
 // (selected and unselected keys), limit, offset and total; governance
@@ -38,8 +41,11 @@ import (
 // Version is part of every case's name: a case replays with the
 // generator version that made it. Version 3 leaves the datatype out of
 // timestamp time fields too and asks rolling windows of months at
-// quarter and year grain; the rest of a case is as version 2 made it.
-const Version = 3
+// quarter and year grain; version 4 draws conversion counts and
+// to_filters, a plain metric over a conversion, and queries without
+// metrics across datasets (through); the rest of a case is as version 2
+// made it.
+const Version = 4
 
 // Bug is a known product bug (testdata/found.txt), whose cells the
 // generator leaves out unless Options.Bugs includes its bit. None is open
@@ -75,7 +81,7 @@ func Generate(seed int64) dcase.Case { return GenerateWith(seed, Options{}).Case
 
 // GenerateWith generates the case of seed under o.
 func GenerateWith(seed int64, o Options) *Generated {
-	b := &builder{r: rand.New(rand.NewSource(seed)), tz: rand.New(rand.NewSource(^seed)), o: o}
+	b := &builder{r: rand.New(rand.NewSource(seed)), tz: rand.New(rand.NewSource(^seed)), x: rand.New(rand.NewSource(seed*7919 + 26)), o: o}
 	b.model()
 	b.metrics()
 	if !o.NoGovernance && o.Shape == "" && chance(b.r, 0.25) {

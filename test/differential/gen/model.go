@@ -14,7 +14,11 @@ type builder struct {
 	// tz draws whether a timestamp time field declares its datatype. It
 	// is a stream of its own (version 3), so that the draws of r, and with
 	// them every other part of a version 2 case, stay as they were.
-	tz     *rand.Rand
+	tz *rand.Rand
+	// x draws the parts version 4 added (conversion counts and
+	// filters, queries without metrics across datasets), a stream of its
+	// own for the same reason.
+	x      *rand.Rand
 	o      Options
 	shape  string
 	m      reference.Model
