@@ -23,7 +23,7 @@ func (t MetricDatatype) Integer() bool {
 }
 
 // MetricDatatypes types every metric of a: Integer for COUNT and for SUM,
-// MIN and MAX of Integer fields, and for +, -, *, %, CASE and COALESCE of
+// MIN and MAX of Integer fields, for a count of conversions, and for +, -, *, %, CASE and COALESCE of
 // Integers; Float for /, a conversion rate and a period-over-period
 // ratio; Decimal for arithmetic mixing Integer and Decimal; "" where the
 // engine decides (AVG, most functions). Field types are the artifact's:
@@ -64,6 +64,9 @@ const nullType ossie.Datatype = "null"
 
 // exprDatatype is the type metric m's expression has (MetricDatatypes).
 func (p *typer) exprDatatype(m *ArtifactMetric) ossie.Datatype {
+	if m.Type.CountsConversions() {
+		return ossie.TypeInteger
+	}
 	if m.Type != nil && (m.Type.Type == MetricConversion || m.Type.Type == MetricPeriodOver && m.Type.Output == "ratio") {
 		return ossie.TypeFloat
 	}

@@ -54,6 +54,25 @@ type MetricType struct {
 	At       string `json:"at,omitempty"`
 	ToEntity string `json:"to_entity,omitempty"`
 	ToAt     string `json:"to_at,omitempty"`
+	// Calculation is what a conversion answers: ConversionRate ("" reads
+	// as it) or Conversions, the count of converted entities.
+	Calculation string `json:"calculation,omitempty"`
+	// ToFilter, on a conversion, is a condition (Ossie SQL, over fields of
+	// the event-B dataset) a B row must meet to count as the conversion:
+	// "purchases.amount >= 20".
+	ToFilter string `json:"to_filter,omitempty"`
+}
+
+// Conversion calculations (MetricFlow's conversion_type_params.calculation).
+const (
+	ConversionRate = "conversion_rate" // converted entities over base entities, Float
+	Conversions    = "conversions"     // converted entities, Integer
+)
+
+// CountsConversions reports whether t is a conversion answering the count
+// of converted entities rather than their share.
+func (t *MetricType) CountsConversions() bool {
+	return t != nil && t.Type == MetricConversion && t.Calculation == Conversions
 }
 
 // Fields lists the fields "dataset.field" the type's parameters read
@@ -134,7 +153,8 @@ func (mc *modelCheck) checkMetricTypes() {
 // over period) with other metrics, computed after the window at the query
 // grain, when it aggregates nothing of its own; a typed metric windows one
 // per-period value and cannot window another typed metric; semi-additive
-// and conversion metrics are not used inside other metrics.
+// metrics are not used inside other metrics; a plain metric may combine
+// conversion metrics (a rate, or a count of conversions) with any others.
 func (mc *modelCheck) checkTypedRefs(i int) {
 	cm := mc.metricExprs[i]
 	name, path := mc.m.Metrics[i].Name, mc.metricPath(i)+".expression"
@@ -154,8 +174,11 @@ func (mc *modelCheck) checkTypedRefs(i int) {
 			continue
 		}
 		switch t := mc.metricTypes[j]; {
-		case t != nil && (t.Type == MetricSemi || t.Type == MetricConversion):
-			mc.errorf(CodeMetricTypeRef, path, "metric %s refers to %s, a %s metric; semi-additive and conversion metrics are queried on their own, not used inside another metric", name, dep, t.Type)
+		case t != nil && t.Type == MetricConversion:
+			// Its value per group is a column like any measure's: a plain
+			// metric combines it (docs/metrics.md, "Conversion metrics").
+		case t != nil && t.Type == MetricSemi:
+			mc.errorf(CodeMetricTypeRef, path, "metric %s refers to %s, a %s metric; semi-additive metrics are queried on their own, not used inside another metric", name, dep, t.Type)
 			return
 		case t != nil:
 			windowedDep = true
@@ -269,6 +292,9 @@ func (mc *modelCheck) checkConversion(i int, t *MetricType) {
 			mc.errorf(CodeMetricTypeConversion, path, "%s %s: the field is not a time dimension", c.key, c.ref)
 		}
 	}
+	if t.ToFilter != "" {
+		mc.checkToFilter(path, toDS, t.ToFilter)
+	}
 }
 
 // metricType validates one parameter object against the schema.
@@ -284,7 +310,7 @@ func (mc *modelCheck) metricType(path string, raw json.RawMessage) *MetricType {
 	return &t
 }
 
-const metricTypeHelp = "cumulative takes window (all, to_date) and, to_date, grain; rolling takes count and unit; period_over_period takes offset and output; semi_additive takes along, pick and, with last or first, per; conversion takes entity, at, to_entity, to_at, count and unit (docs/metrics.md)"
+const metricTypeHelp = "cumulative takes window (all, to_date) and, to_date, grain; rolling takes count and unit; period_over_period takes offset and output; semi_additive takes along, pick and, with last or first, per; conversion takes entity, at, to_entity, to_at, count, unit and optionally calculation and to_filter (docs/metrics.md)"
 
 // additive reports whether n is one SUM or non-DISTINCT COUNT, or a
 // reference to a metric that is: only then is the sum of per-period values

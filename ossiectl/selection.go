@@ -20,6 +20,7 @@ type selection struct {
 	limit      int
 	offset     int
 	timezone   string
+	through    string
 	queryFile  string
 	queryJSON  string
 }
@@ -33,6 +34,7 @@ func (s *selection) register(cmd *cobra.Command) {
 	f.IntVar(&s.limit, "limit", -1, "maximum rows (-1: no limit)")
 	f.IntVar(&s.offset, "offset", 0, "rows to skip")
 	f.StringVar(&s.timezone, "timezone", "", "IANA time zone for time buckets and relative ranges (default UTC)")
+	f.StringVar(&s.through, "through", "", "without --metrics: the `dataset` whose rows' members to list, where the dimensions' datasets meet only in a fact (e.g. orders)")
 	f.StringVar(&s.queryFile, "query-file", "", "read the query JSON from this file ('-' for stdin) instead of the flags above")
 	f.StringVar(&s.queryJSON, "query", "", "the query as JSON instead of the flags above")
 }
@@ -42,13 +44,13 @@ func (s *selection) register(cmd *cobra.Command) {
 // problem (exit 1).
 func (s *selection) build(e *env) (*plan.Query, error) {
 	flagsUsed := len(s.metrics) > 0 || len(s.dimensions) > 0 || len(s.filters) > 0 || len(s.orderBy) > 0 ||
-		s.limit >= 0 || s.offset != 0 || s.timezone != ""
+		s.limit >= 0 || s.offset != 0 || s.timezone != "" || s.through != ""
 	if s.queryFile != "" && s.queryJSON != "" {
 		return nil, usagef("use --query or --query-file, not both")
 	}
 	if s.queryFile != "" || s.queryJSON != "" {
 		if flagsUsed {
-			return nil, usagef("--query/--query-file replace --metrics, --dimensions, --filter, --order-by, --limit, --offset and --timezone; do not mix them")
+			return nil, usagef("--query/--query-file replace --metrics, --dimensions, --filter, --order-by, --limit, --offset, --timezone and --through; do not mix them")
 		}
 		data := []byte(s.queryJSON)
 		if s.queryFile != "" {
@@ -69,7 +71,7 @@ func (s *selection) build(e *env) (*plan.Query, error) {
 		// or dimension"), said before anything is read.
 		return nil, usagef("a query needs at least one metric or dimension: name them with --metrics or --dimensions (dimensions alone list their distinct members), or pass --query/--query-file")
 	}
-	q := &plan.Query{Metrics: s.metrics, Offset: s.offset, Timezone: s.timezone}
+	q := &plan.Query{Metrics: s.metrics, Offset: s.offset, Timezone: s.timezone, Through: s.through}
 	if s.limit >= 0 {
 		l := s.limit
 		q.Limit = &l

@@ -47,7 +47,7 @@ func decodeProblems(body []byte) compiler.Problems {
 		return badBody(typ.Field, fmt.Sprintf("%s must be %s, not %s", typ.Field, expected(typ.Type), article(typ.Value)))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		key := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return badBody(strings.Trim(key, `"`), "unknown key "+key+"; a query takes metrics, dimensions, filters, order_by, limit, offset, timezone and total, and /sql also explain (a dimension object: field, grain, week_start, via, compare_date_range; a filter: field or metric, grain, via, op, values or value; an order: key, dir)")
+		return badBody(strings.Trim(key, `"`), "unknown key "+key+"; a query takes metrics, dimensions, filters, order_by, limit, offset, timezone, through and total, and /sql also explain (a dimension object: field, grain, week_start, via, compare_date_range; a filter: field or metric, grain, via, op, values or value; an order: key, dir)")
 	}
 	return badBody("", "the body is not a valid query object")
 }

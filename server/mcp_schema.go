@@ -92,6 +92,8 @@ func queryInputSchema(withTotal bool) *jsonschema.Schema {
 		"limit":    {Type: "integer", Description: "at most this many rows"},
 		"offset":   {Type: "integer", Description: "skip this many rows first (with order_by for a stable page)"},
 		"timezone": schemaString("IANA time zone for time grains and relative date ranges; default UTC"),
+		"through": schemaString("without metrics only: the dataset whose rows' members to list, where the dimensions' datasets meet only in a " +
+			"fact (it must reach each of them by many-to-one relationships); default: the one dataset that does"),
 	}
 	if withTotal {
 		props["total"] = &jsonschema.Schema{Type: "boolean", Description: "also return total, the row count without limit and offset"}

@@ -62,6 +62,7 @@ var schemaDocs = map[string]string{
 	"Query.metrics":                "Metric names",
 	"Query.limit":                  "Rows of the page; absent: no limit (the server's row cap still applies and is reported)",
 	"Query.timezone":               "IANA time zone for time buckets and relative date ranges; default UTC",
+	"Query.through":                "Without metrics only: the dataset whose rows' members are listed (it must reach every dataset of the dimensions and filters by many-to-one relationships); absent: the one dataset that does, OSS4012 when none or several",
 	"Query.explain":                "POST /sql only: also return the logical plan as an indented tree (refused by /query)",
 	"Query.total":                  "Also return total: the row count without limit and offset (pagination)",
 	"QueryResponse.model_version":  "sha256:<hex> of the canonical model spec",

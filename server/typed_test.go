@@ -14,15 +14,21 @@ import (
 // typedFixture serves testdata/typed.yaml over the shop tables.
 func typedFixture(t *testing.T) *fixture {
 	t.Helper()
+	return fileFixture(t, shopTables, "testdata/typed.yaml")
+}
+
+// fileFixture serves the model files over a DuckDB holding tables.
+func fileFixture(t *testing.T, tables string, modelFiles ...string) *fixture {
+	t.Helper()
 	eng, err := duckdb.Open("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	if err := eng.Exec(context.Background(), shopTables); err != nil {
+	if err := eng.Exec(context.Background(), tables); err != nil {
 		t.Fatal(err)
 	}
-	arts, err := LoadModelFiles([]string{"testdata/typed.yaml"}, compiler.CompileOptions{})
+	arts, err := LoadModelFiles(modelFiles, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

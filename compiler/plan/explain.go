@@ -204,8 +204,14 @@ func (e *explainer) walk(n node, depth int) {
 	case *keyJoin:
 		e.line(depth, "join "+n.left.home+" on its primary key", n.rewrite, "each "+n.left.home+" row, once per group, for the measures to aggregate")
 	case *convJoin:
-		e.line(depth, "left join "+n.conv.to+" on the entity, within "+strconv.Itoa(n.conv.count)+" "+strings.ToLower(n.conv.unit)+"(s) after each row", n.rewrite,
-			"an entity converts when "+n.conv.to+" has a row for it at or after the row's time and within the window; earlier rows do not count")
+		what, why := "", "an entity converts when "+n.conv.to+" has a row for it at or after the row's time and within the window; earlier rows do not count"
+		if n.conv.toFilter != "" {
+			what, why = ", rows meeting to_filter only", why+"; a row failing the metric's to_filter is no conversion"
+		}
+		if n.conv.counts {
+			why += "; the metric counts the entities that convert (calculation: conversions)"
+		}
+		e.line(depth, "left join "+n.conv.to+" on the entity, within "+strconv.Itoa(n.conv.count)+" "+strings.ToLower(n.conv.unit)+"(s) after each row"+what, n.rewrite, why)
 	case *join:
 		kind := "many-to-one " + n.rel.From + " → " + n.rel.To
 		effect := "rows do not repeat"

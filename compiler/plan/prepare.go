@@ -37,6 +37,12 @@ type convSpec struct {
 	entity, at, toEntity, toAt string // SQL over the datasets' aliases
 	count                      int
 	unit                       string // DATEADD unit: DAY, WEEK, MONTH, …
+	// toFilter is the metric's to_filter rendered over B's alias ("" when
+	// none): a B row that fails it is no conversion.
+	toFilter string
+	// count: the measure is the number of converted entities, not their
+	// share (calculation: conversions).
+	counts bool
 }
 
 // semiPick is how a semi-additive measure picks one value along time:
@@ -157,27 +163,8 @@ func (p *Planner) prepare(d dialect.Dialect) *prepared {
 		}
 		mp := p.typed(m, p.decompose(pr, m, map[string]bool{}))
 		mp.typ = m.Type
-		if m.Type != nil && m.Type.Type == compiler.MetricConversion && mp.problem == nil && len(mp.measures) == 1 {
-			ms := *mp.measures[0]
-			t := m.Type
-			cs := &convSpec{to: strings.SplitN(t.ToEntity, ".", 2)[0], entity: pr.fieldSQL[t.Entity], at: pr.fieldSQL[t.At],
-				toEntity: pr.fieldSQL[t.ToEntity], toAt: pr.fieldSQL[t.ToAt], count: t.Count, unit: strings.ToUpper(t.Unit)}
-			// The expression is the base (MetricFlow's base_measure): a
-			// COUNT(DISTINCT x) whose x is the entity, or NULL for rows
-			// outside the base; the numerator counts the same x over the
-			// rows that converted. Other forms have no converted count.
-			base, ok := distinctArg(pr, m.Expr.Node)
-			if !ok {
-				mp.problem = &compiler.Problem{Code: compiler.CodeMetricTypeConversion, Severity: compiler.SeverityError,
-					Message: fmt.Sprintf("conversion metric %s: the expression must be COUNT(DISTINCT x), x the entity or a CASE giving it for the base rows (docs/metrics.md)", m.Name)}
-				pr.metrics[m.Name] = mp
-				continue
-			}
-			ms.conv, ms.countLike = cs, false
-			ms.sql = d.Divide("COUNT(DISTINCT CASE WHEN "+cs.toEntity+" IS NOT NULL THEN "+base+" END)", "COUNT(DISTINCT "+base+")")
-			ms.key += "\x00conversion\x00" + m.Name
-			mp.measures = []*measure{&ms}
-			mp.combiner = expr.Ref{Qualifier: measureQualifier, Name: ms.key}
+		if m.Type != nil && m.Type.Type == compiler.MetricConversion {
+			mp = p.conversionPlan(pr, m, mp)
 		}
 		if m.Type != nil && m.Type.Type == compiler.MetricSemi && mp.problem == nil && len(mp.measures) == 1 {
 			// Its own measure, never shared with the plain aggregate.
@@ -258,6 +245,9 @@ func (p *Planner) decompose(pr *prepared, m *compiler.ArtifactMetric, visiting m
 				return n
 			}
 			sub := p.decompose(pr, dep, visiting)
+			if dep.Type != nil && dep.Type.Type == compiler.MetricConversion {
+				sub = p.conversionPlan(pr, dep, sub)
+			}
 			if sub.problem != nil {
 				fail(sub.problem.Code, sub.problem.Message)
 				return n

@@ -24,8 +24,9 @@ import (
 //	 "limit": 10, "offset": 0, "timezone": "America/New_York"}
 //
 // Without metrics the query returns the distinct members of its dimensions
-// (filters, row filters, order and limit apply): OSS4001 when it names
-// neither metrics nor dimensions.
+// (filters, row filters, order and limit apply), present in the rows of
+// one dataset ("through": "orders", or chosen by the planner): OSS4001
+// when it names neither metrics nor dimensions.
 type Query struct {
 	Metrics    []string    `json:"metrics"`
 	Dimensions []Dimension `json:"dimensions,omitempty"`
@@ -38,6 +39,12 @@ type Query struct {
 	// Timezone is an IANA zone name; "" means UTC. Time buckets and relative
 	// date ranges are computed in it.
 	Timezone string `json:"timezone,omitempty"`
+	// Through names whose rows a query without metrics lists: the
+	// members of its dimensions present in the rows of that dataset,
+	// which must reach every dataset the dimensions and filters read by
+	// many-to-one relationships (OSS4012). Without it the planner picks
+	// the dataset (rewrite_members_fact.go); with metrics it is OSS4001.
+	Through string `json:"through,omitempty"`
 	// Explain asks the plan endpoint (POST /v1/models/{model}/sql) for the
 	// logical plan too (Plan.Explain). Planning does not read it; the query
 	// endpoint refuses it.

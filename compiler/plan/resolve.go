@@ -131,6 +131,7 @@ func (p *Planner) resolve(q *Query, pr *prepared, pol *policy) (*bound, compiler
 	}
 	s.filters(q)
 	s.orderBy(q)
+	s.through(q)
 	if len(s.probs) > 0 {
 		return nil, s.probs
 	}

@@ -1,12 +1,5 @@
 package plan
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/ossie-dev/ossie/compiler"
-)
-
 // distinctMembers implements "a query with dimensions and no metric returns
 // the distinct members" (query-semantics.md, Dimension-only queries). It
 // fires when the query names no metric (not even in a filter or order_by):
@@ -14,13 +7,14 @@ import (
 // home, so aggregatePerHome joins and filters it like any group and the
 // GROUP BY on the dimensions is the distinct.
 //
-// The home is the first dataset, in request order (dimensions, then
-// filters), from which every other dataset of the dimensions and filters
-// is reached by many-to-one hops only: its rows never repeat, and a member
-// is listed when some row of the home carries it (a customer region with
-// no customer is not listed, as in Cube). No such dataset is OSS4012
-// (there is no one set of rows whose members to list; a metric says
-// which).
+// The home (membersHome) is the query's through, else the first dataset,
+// in request order (dimensions, then filters), from which every other
+// dataset of the dimensions and filters is reached by many-to-one hops
+// only, else the one linking fact that reaches them all: its rows never
+// repeat, and a member is listed when some row of the home carries it (a
+// customer region with no customer is not listed, as in Cube). No such
+// dataset, or several linking facts, is OSS4012 (there is no one set of
+// rows whose members to list; through or a metric says which).
 func (bl *builder) distinctMembers() {
 	b := bl.b
 	if len(b.metrics) > 0 {
@@ -41,22 +35,8 @@ func (bl *builder) distinctMembers() {
 	for _, f := range b.filters {
 		add(f.dm.ds)
 	}
-	home := ""
-	for _, h := range cands {
-		all := true
-		for _, o := range cands {
-			if !bl.p.graph.reachesToOne(h, o) {
-				all = false
-				break
-			}
-		}
-		if all {
-			home = h
-			break
-		}
-	}
+	home := bl.membersHome(cands)
 	if home == "" {
-		bl.fail(compiler.CodeNoMembersHome, "dimensions", fmt.Sprintf("a query without metrics lists the members present in the rows of one dataset that reaches every other by many-to-one relationships; none of %s does: add a metric to say whose rows to group", strings.Join(cands, ", ")))
 		return
 	}
 	bl.groups = append(bl.groups, &group{agg: &aggregate{origin: origin{rwMembers}, home: home, alias: groupAlias(0), dims: b.dims}})

@@ -20,7 +20,7 @@ import (
 // case's query JSON, sent as SQLFor's statement after `SET TIME ZONE`
 // (when timeZone is not ""), must give the answer the HTTP API gives.
 // Queries with no SQL form (week_start, via, compare_date_range,
-// relative date ranges) are an error.
+// through, relative date ranges) are an error.
 func SQLFor(d *server.ModelDetail, q *plan.Query) (sql, timeZone string, err error) {
 	t := newTable(d.Name, d)
 	col := func(member string) (string, error) {
@@ -36,6 +36,11 @@ func SQLFor(d *server.ModelDetail, q *plan.Query) (sql, timeZone string, err err
 			return c, err
 		}
 		return "DATE_TRUNC('" + grain + "', " + c + ")", nil
+	}
+	if q.Through != "" {
+		// One table per model: no SQL names the fact whose rows a
+		// dimension-only query lists (docs/sql-api.md).
+		return "", "", fmt.Errorf("through has no SQL form")
 	}
 	var sel, group []string
 	for i, dm := range q.Dimensions {

@@ -62,6 +62,34 @@ func TestSemiAdditiveCases(t *testing.T) {
 	runCaseDirs(t, semiAdditiveCases, "semi-additive per entity")
 }
 
+// conversionCases are this suite's cases of complete conversion metrics
+// (issue 26, item 4): the count of converted entities, a filter on the
+// conversion event, a calendar window and a derived metric over a count.
+var conversionCases = []string{filepath.Join("testdata", "CV-01")}
+
+// TestConversionCases runs conversionCases like metricCases.
+func TestConversionCases(t *testing.T) { runCaseDirs(t, conversionCases, "conversion") }
+
+// dimensionOnlyCases are this suite's cases of queries without metrics
+// across datasets (issue 26, item 2): the linking fact, through, a filter
+// two hops away, refusals.
+var dimensionOnlyCases = []string{filepath.Join("testdata", "DO-01")}
+
+// TestDimensionOnlyCases runs dimensionOnlyCases like metricCases.
+func TestDimensionOnlyCases(t *testing.T) { runCaseDirs(t, dimensionOnlyCases, "dimension-only") }
+
+// runCaseDirs runs the cases of dirs, each expected answer first proven
+// by its check_sql on DuckDB; group names them in the suite's counts.
+func runCaseDirs(t *testing.T, dirs []string, group string) {
+	for _, dir := range dirs {
+		c, err := casefile.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(c.ID, func(t *testing.T) { runCase(t, c, group, true) })
+	}
+}
+
 // bareNameCases are the cases of bare column names inside aggregates in
 // models of several datasets (docs/authoring.md, "Bare names").
 var bareNameCases = []string{filepath.Join("testdata", "BN-01")}
@@ -72,18 +100,6 @@ func TestBareNameCases(t *testing.T) { runCaseDirs(t, bareNameCases, "bare names
 // TestTimeZoneCases runs tzCases like the shared cases, after proving
 // each expected answer with its check_sql on DuckDB.
 func TestTimeZoneCases(t *testing.T) { runCaseDirs(t, tzCases, "time zones") }
-
-// runCaseDirs runs the cases in dirs (this suite's own, with check_sql),
-// each a subtest named by its ID.
-func runCaseDirs(t *testing.T, dirs []string, group string) {
-	for _, dir := range dirs {
-		c, err := casefile.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(c.ID, func(t *testing.T) { runCase(t, c, group, true) })
-	}
-}
 
 // runCase loads the case's tables on the three engines and runs every
 // query; with checkSQL, each query's check_sql must first give the
@@ -100,6 +116,10 @@ func runCase(t *testing.T, c *casefile.Case, group string, checkSQL bool) {
 	}
 	for _, q := range c.Queries {
 		t.Run(q.Name, func(t *testing.T) {
+			if q.Refused != nil {
+				checkCaseRefused(t, tgs, planners, c, q)
+				return
+			}
 			if checkSQL {
 				res, err := tgs[0].eng.Query(context.Background(), q.CheckSQL, 0)
 				if err != nil {
@@ -115,17 +135,41 @@ func runCase(t *testing.T, c *casefile.Case, group string, checkSQL bool) {
 	}
 }
 
-// checkWrong runs each typical wrong answer of q on tg: it must differ
-// from the expected rows, or the case could not tell them apart.
+// checkWrong runs each typical wrong answer of q on tg: it must fail to
+// give the expected rows, else the case could not tell it from the right
+// one.
 func checkWrong(t *testing.T, tg target, c *casefile.Case, q casefile.Query) {
+	t.Helper()
 	for _, w := range q.Wrong {
 		res, err := tg.eng.Query(context.Background(), w.SQL, 0)
 		if err != nil {
-			t.Errorf("%s %s: wrong answer %q: %v", c.ID, q.Name, w.Label, err)
+			t.Errorf("%s %s: wrong-answer SQL %q: %v", c.ID, q.Name, w.Label, err)
 			continue
 		}
 		if ok, _ := casefile.Match(q.Expected.Rows, res.Rows, q.Ordered, q.Tolerance); ok {
-			t.Errorf("%s %s: typical wrong answer %q equals the expected rows", c.ID, q.Name, w.Label)
+			t.Errorf("%s %s: typical wrong answer %q equals the expected rows, so the case cannot detect it", c.ID, q.Name, w.Label)
+		}
+	}
+}
+
+// checkCaseRefused plans q for every engine: each must refuse it with the
+// expected code, naming every expected word.
+func checkCaseRefused(t *testing.T, tgs []target, planners map[string]*plan.Planner, c *casefile.Case, q casefile.Query) {
+	t.Helper()
+	pq, probs := plan.ParseQuery(q.JSON)
+	if probs.HasErrors() {
+		t.Fatalf("%s %s: query does not parse:\n%s", c.ID, q.Name, problemsText(probs))
+	}
+	for _, tg := range tgs {
+		_, probs := planners[tg.name].PlanFor(pq, tg.eng.Dialect(), nil)
+		if len(probs) == 0 || probs[0].Code != q.Refused.Code {
+			t.Errorf("%s %s on %s: got %v, want a refusal %s", c.ID, q.Name, tg.name, probs, q.Refused.Code)
+			continue
+		}
+		for _, w := range q.Refused.Mentions {
+			if !strings.Contains(probs[0].Message, w) {
+				t.Errorf("%s %s on %s: the refusal does not name %q: %s", c.ID, q.Name, tg.name, w, probs[0].Message)
+			}
 		}
 	}
 }

@@ -23,7 +23,7 @@ import (
 // (GET /v1/models/{model} with the caller's token), the query written as
 // semantic SQL (pgwire.SQLFor) and sent through pgx with the token as the
 // password. A query with no SQL form (week_start, via, compare_date_range,
-// relative date ranges, a member the caller cannot see) makes the cell not
+// through, relative date ranges, a member the caller cannot see) makes the cell not
 // applicable; an error of the endpoint is a refusal with the OSS codes its
 // message and detail carry.
 func RunWire(ctx context.Context, p *Proc, c dcase.Case) (Outcome, error) {

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"fmt"
 	"math/big"
 	"sort"
 	"time"
@@ -24,6 +25,20 @@ func windowed(m *Metric) bool {
 // their own.
 func special(m *Metric) bool {
 	return m.Type != nil && (m.Type.Type == "semi_additive" || m.Type.Type == "conversion")
+}
+
+// specialValue is special metric m's value in group g (nil: a group
+// without its rows): a count of conversions is 0 where no entity
+// converted or there is no row, as every count; the others NULL.
+func specialValue(m *Metric, g *group) *big.Rat {
+	var v *big.Rat
+	if g != nil {
+		v = g.vals[m]
+	}
+	if v == nil && m.Type.Type == "conversion" && m.Type.Calculation == "conversions" {
+		return new(big.Rat)
+	}
+	return v
 }
 
 // reach is every metric m depends on (m included), not looking inside
@@ -107,6 +122,9 @@ func (e *evaluator) answer() (*dcase.Result, error) {
 				return nil, &Refused{Code: "OSS4007", Reason: "order_by " + o.Key}
 			}
 		}
+	}
+	if err := e.checkThrough(len(closure) > 0); err != nil {
+		return nil, err
 	}
 	if len(closure) == 0 {
 		return e.members(dims, filters)
@@ -345,7 +363,7 @@ func (e *evaluator) plainRows(dims []rdim, filters []rfilter, closure []*Metric,
 		var val func(m *Metric) *big.Rat
 		val = func(m *Metric) *big.Rat {
 			if special(m) {
-				return g.vals[m]
+				return specialValue(m, g)
 			}
 			return exprAt(m.Expr, g, func(n string) *big.Rat { return val(e.metric[n]) })
 		}
@@ -359,36 +377,67 @@ func (e *evaluator) plainRows(dims []rdim, filters []rfilter, closure []*Metric,
 }
 
 // members answers a query without metrics: the distinct members of the
-// dimensions over the rows of the first dataset (of the dimensions, then
-// the filters) that reaches every other by many-to-one hops.
+// dimensions over the rows of one dataset (docs/query-semantics.md,
+// "Dimension-only queries"): the query's through, which must reach every
+// dataset of the dimensions and filters by many-to-one hops; else the
+// first of those datasets (dimensions, then filters) that reaches every
+// other so; else the one dataset of the model that reaches them all,
+// passing over one that reaches another such dataset. None, several, or
+// a through that misses one is OSS4012.
 func (e *evaluator) members(dims []rdim, filters []rfilter) (*dcase.Result, error) {
 	var cands []string
-	need := append([]rdim(nil), dims...)
 	for _, d := range dims {
 		cands = append(cands, d.ds)
 	}
 	for _, f := range filters {
 		cands = append(cands, f.m.ds)
-		need = append(need, f.m)
 	}
 	if len(cands) == 0 {
 		return nil, &Refused{Code: "OSS4001", Reason: "no metric and no dimension"}
 	}
-	home := ""
-	for _, c := range cands {
-		ok := true
-		for _, n := range need {
-			// Reached at all: which path joins it is rowGroups' question
-			// (OSS4011 when the query does not choose).
-			ok = ok && e.reachesForward(c, n.ds)
+	// Reached at all: which path joins it is rowGroups' question (OSS4011
+	// when the query does not choose).
+	toOne := e.reachesForward
+	reachesAll := func(h string) bool {
+		for _, n := range cands {
+			if !toOne(h, n) {
+				return false
+			}
 		}
-		if ok {
+		return true
+	}
+	home := ""
+	if t := e.q.Through; t != "" {
+		if !reachesAll(t) {
+			return nil, &Refused{Code: "OSS4012", Reason: "through " + t + " does not reach every member by many-to-one hops"}
+		}
+		home = t
+	}
+	for _, c := range cands {
+		if home == "" && reachesAll(c) {
 			home = c
-			break
 		}
 	}
 	if home == "" {
-		return nil, &Refused{Code: "OSS4012", Reason: "no dataset reaches every member by many-to-one hops"}
+		var facts, nearest []string
+		for i := range e.m.Datasets {
+			if ds := e.m.Datasets[i].Name; reachesAll(ds) {
+				facts = append(facts, ds)
+			}
+		}
+		for _, f := range facts {
+			further := false
+			for _, o := range facts {
+				further = further || (o != f && toOne(f, o))
+			}
+			if !further {
+				nearest = append(nearest, f)
+			}
+		}
+		if len(nearest) != 1 {
+			return nil, &Refused{Code: "OSS4012", Reason: fmt.Sprintf("no one dataset reaches every member by many-to-one hops (candidates %v)", nearest)}
+		}
+		home = nearest[0]
 	}
 	groups, _, _, err := e.rowGroups(home, dims, filters)
 	if err != nil {
@@ -399,6 +448,24 @@ func (e *evaluator) members(dims []rdim, filters []rfilter) (*dcase.Result, erro
 		rows = append(rows, outRow{dims: g.dims})
 	}
 	return e.finish(rows, dims)
+}
+
+// checkThrough refuses a through on a query computing metrics (OSS4001:
+// a metric's rows are its own dataset's) or naming no dataset (OSS4003).
+func (e *evaluator) checkThrough(hasMetrics bool) error {
+	t := e.q.Through
+	if t == "" {
+		return nil
+	}
+	if hasMetrics {
+		return &Refused{Code: "OSS4001", Reason: "through on a query with metrics"}
+	}
+	for i := range e.m.Datasets {
+		if e.m.Datasets[i].Name == t {
+			return nil
+		}
+	}
+	return &Refused{Code: "OSS4003", Reason: "through " + t + " is not a dataset"}
 }
 
 // timeOf is v as a time (zero when it is none).

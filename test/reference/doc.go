@@ -26,7 +26,9 @@
 //   - dimension filters (=, !=, in, not_in, gt, gte, lt, lte, between,
 //     contains, starts_with, is_null, is_not_null, in_date_range with
 //     date or timestamp ends) and metric filters; a query without
-//     dimensions is one row; a query without metrics lists members;
+//     dimensions is one row; a query without metrics lists members
+//     (of its through, the dimensions' own dataset or the linking fact;
+//     OSS4012 when none or several, OSS4001 through with a metric);
 //   - grains hour to year, week ISO or week_start sunday, the query time
 //     zone for DateTimeTz instants and for naive DateTime values read in
 //     their stored zone (field, dataset, model; UTC);
@@ -34,7 +36,8 @@
 //     periods, and the day/hour values of a window that is not), period
 //     over period (prior_period, prior_year × value, difference, ratio),
 //     plain metrics over typed ones, typed over one windowed metric,
-//     semi_additive (last, first, min, max), conversion; OSS4060,
+//     semi_additive (last, first, min, max), conversion (rate or count,
+//     with or without a to_filter); OSS4060,
 //     OSS4061, OSS4062, OSS4063;
 //   - governance: roles, metric and field allow/deny, row filters (=, <>,
 //     IN on a literal or a caller attribute, on the dataset's own fields

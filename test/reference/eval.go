@@ -391,6 +391,8 @@ func (e *evaluator) metricType(m *Metric) string {
 	}
 	if m.Type != nil {
 		switch {
+		case m.Type.Type == "conversion" && m.Type.Calculation == "conversions":
+			return "Integer"
 		case m.Type.Type == "conversion", m.Type.Type == "period_over_period" && m.Type.Output == "ratio":
 			return "Float"
 		}

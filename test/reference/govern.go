@@ -154,6 +154,10 @@ func (e *evaluator) metricFields(m *Metric) []string {
 				out = append(out, f)
 			}
 		}
+		if t.ToFilter != nil {
+			ds, _ := splitMember(t.ToEntity)
+			out = append(out, ds+"."+t.ToFilter.Field)
+		}
 	}
 	return out
 }

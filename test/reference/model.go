@@ -72,6 +72,11 @@ type MetricType struct {
 	Per []string
 	// conversion: event A is the metric's dataset, event B another one.
 	Entity, At, ToEntity, ToAt string // dataset.field each
+	// Calculation is conversion_rate ("" reads as it) or conversions.
+	Calculation string
+	// ToFilter, when set, is the condition a B row must meet to count
+	// (Field a field of the B dataset); rendered as to_filter.
+	ToFilter *Cond
 }
 
 // Expr is a metric expression: *Agg, Ref, Const or *Bin.

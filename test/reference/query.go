@@ -16,6 +16,8 @@ type Query struct {
 	Limit      *int        `json:"limit,omitempty"`
 	Offset     int         `json:"offset,omitempty"`
 	Timezone   string      `json:"timezone,omitempty"`
+	// Through names whose rows a query without metrics lists.
+	Through string `json:"through,omitempty"`
 	// Total is the server's answer option: the row count without limit
 	// and offset.
 	Total bool `json:"total,omitempty"`

@@ -97,7 +97,8 @@ func (e *evaluator) semiAdditive(m *Metric, dims []rdim, filters []rfilter, l *l
 
 // conversion: per group of the A rows, the distinct entities with a B row
 // of the same entity at or after the A row's time and at most count units
-// after it, over the distinct entities (docs/metrics.md, "Conversion
+// after it (and meeting to_filter), over the distinct entities, or their
+// number alone with calculation conversions (docs/metrics.md, "Conversion
 // metrics"); B is read through the caller's row filters.
 func (e *evaluator) conversion(m *Metric, dims []rdim, filters []rfilter, l *layer) error {
 	t := m.Type
@@ -133,13 +134,19 @@ func (e *evaluator) conversion(m *Metric, dims []rdim, filters []rfilter, l *lay
 			for _, b := range e.visible(bds) {
 				c, comparable := compare(e.raw(bds, b, bent), ent)
 				bt, isTime := e.raw(bds, b, bat).(time.Time)
+				if t.ToFilter != nil && !e.when(bds, b, t.ToFilter) {
+					continue
+				}
 				if comparable && c == 0 && isTime && !bt.Before(at) && !bt.After(until) {
 					conv[ek] = true
 				}
 			}
 		}
 		var v *big.Rat
-		if len(ents) > 0 {
+		switch {
+		case t.Calculation == "conversions":
+			v = big.NewRat(int64(len(conv)), 1)
+		case len(ents) > 0:
 			v = big.NewRat(int64(len(conv)), int64(len(ents)))
 		}
 		stack(l, k, g.dims, m, v)

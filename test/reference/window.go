@@ -172,10 +172,7 @@ func (w *window) expr(x Expr, o string, i int) (*big.Rat, error) {
 
 func (w *window) compute(m *Metric, o string, i int) (*big.Rat, error) {
 	if special(m) {
-		if g := w.cell(o, i); g != nil {
-			return g.vals[m], nil
-		}
-		return nil, nil
+		return specialValue(m, w.cell(o, i)), nil
 	}
 	if !windowed(m) {
 		return w.expr(m.Expr, o, i)

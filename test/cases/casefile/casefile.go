@@ -69,6 +69,17 @@ type Query struct {
 	// Wrong lists plain-SQL renditions of typical wrong answers; a runner can
 	// assert they differ from Expected and name the one a failing result hits.
 	Wrong []Wrong
+	// Refused, when set, is the answer instead of rows: planning the query
+	// must fail with that problem code, its message naming each of
+	// Mentions. Expected and CheckSQL are then not given.
+	Refused *Refusal
+}
+
+// Refusal is a query's expected refusal: a problem code (OSSnnnn) and
+// words its message must contain (the candidates it lists).
+type Refusal struct {
+	Code     string   `yaml:"code"`
+	Mentions []string `yaml:"mentions"`
 }
 
 // Result is a table of values: nil is SQL NULL; numbers are float64 or
@@ -101,15 +112,16 @@ type fileQueries struct {
 }
 
 type fileQuery struct {
-	Name      string  `yaml:"name"`
-	Query     any     `yaml:"query"`
-	Ordered   bool    `yaml:"ordered"`
-	Caller    *Caller `yaml:"caller"`
-	Expected  Result  `yaml:"expected"`
-	CheckSQL  string  `yaml:"check_sql"`
-	CheckPG   string  `yaml:"check_sql_postgres"`
-	Tolerance float64 `yaml:"tolerance"`
-	Wrong     []Wrong `yaml:"wrong"`
+	Name      string   `yaml:"name"`
+	Query     any      `yaml:"query"`
+	Ordered   bool     `yaml:"ordered"`
+	Caller    *Caller  `yaml:"caller"`
+	Expected  Result   `yaml:"expected"`
+	CheckSQL  string   `yaml:"check_sql"`
+	CheckPG   string   `yaml:"check_sql_postgres"`
+	Tolerance float64  `yaml:"tolerance"`
+	Wrong     []Wrong  `yaml:"wrong"`
+	Refused   *Refusal `yaml:"refused"`
 }
 
 var caseDir = regexp.MustCompile(`^(BC|RW)-[0-9]{2}$`)
@@ -178,7 +190,11 @@ func Load(dir string) (*Case, error) {
 		if q.Caller != nil && c.Governance == nil {
 			return nil, fmt.Errorf("%s (%s): caller needs a governance.yaml in the case", where, q.Name)
 		}
-		if q.Query == nil || q.CheckSQL == "" || len(q.Expected.Columns) == 0 {
+		if q.Refused != nil {
+			if q.Query == nil || q.Refused.Code == "" || q.CheckSQL != "" || len(q.Expected.Columns) > 0 {
+				return nil, fmt.Errorf("%s (%s): a refused query has query and refused.code, and no check_sql or expected", where, q.Name)
+			}
+		} else if q.Query == nil || q.CheckSQL == "" || len(q.Expected.Columns) == 0 {
 			return nil, fmt.Errorf("%s (%s): query, check_sql and expected.columns are required", where, q.Name)
 		}
 		for j, r := range q.Expected.Rows {
@@ -196,7 +212,7 @@ func Load(dir string) (*Case, error) {
 		}
 		c.Queries = append(c.Queries, Query{
 			Name: q.Name, JSON: body, Ordered: q.Ordered, Caller: q.Caller, Expected: q.Expected,
-			CheckSQL: q.CheckSQL, CheckSQLPostgres: q.CheckPG, Tolerance: tol, Wrong: q.Wrong,
+			CheckSQL: q.CheckSQL, CheckSQLPostgres: q.CheckPG, Tolerance: tol, Wrong: q.Wrong, Refused: q.Refused,
 		})
 	}
 	if len(c.Queries) == 0 {

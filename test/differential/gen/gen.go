@@ -13,7 +13,10 @@
 // timestamps stored in UTC or Europe/Amsterdam; SUM, COUNT, COUNT(*),
 // COUNT DISTINCT, AVG, MIN, MAX, aggregates filtered by CASE, derived and
 // ratio metrics, aggregates over bare field names, every metric type of
-// docs/metrics.md (semi-additive also per entity); queries with
+// docs/metrics.md (semi-additive also per entity; conversions as a rate or
+// a count, with or without a to_filter, and inside a plain metric);
+// queries without metrics whose dimensions meet only in a fact, with or
+// without through; queries with
 // random dimensions, grains (week also with week_start sunday), time
 // zones, dimension filters of every op, metric filters, order_by
 // (selected and unselected keys), limit, offset and total; governance
@@ -43,9 +46,11 @@ import (
 // timestamp time fields too and asks rolling windows of months at
 // quarter and year grain; the rest of a case is as version 2 made it.
 // Version 4 writes some aggregates with bare field names, picks some
-// semi-additive metrics per entity (variants.go), and gives some models
-// a second relationship from the fact to d1 and their queries vias
-// (paths.go), each from a random stream of its own: a case none of these
+// semi-additive metrics per entity (variants.go), gives some models a
+// second relationship from the fact to d1 and their queries vias
+// (paths.go), and draws conversion counts and to_filters, a plain metric
+// over a conversion and queries without metrics across datasets
+// (through), each from a random stream of its own: a case none of these
 // touch is as version 3 made it.
 const Version = 4
 
@@ -84,7 +89,7 @@ func Generate(seed int64) dcase.Case { return GenerateWith(seed, Options{}).Case
 // GenerateWith generates the case of seed under o.
 func GenerateWith(seed int64, o Options) *Generated {
 	b := &builder{r: rand.New(rand.NewSource(seed)), tz: rand.New(rand.NewSource(^seed)), v4: rand.New(rand.NewSource(seed ^ v4Salt)),
-		pr: rand.New(rand.NewSource(seed*7919 + 4)), o: o}
+		pr: rand.New(rand.NewSource(seed*7919 + 4)), x: rand.New(rand.NewSource(seed*7919 + 26)), o: o}
 	b.model()
 	b.metrics()
 	b.variants()

@@ -102,7 +102,13 @@ func (b *builder) typedMetrics() {
 		if b.field("fact.at").ct == dcase.Date {
 			units = units[:2]
 		}
-		b.add(&b.conv, reference.Metric{Name: "converted", Expr: agg("COUNT_DISTINCT", "fact", "d1_id"), Type: typed(reference.MetricType{
-			Type: "conversion", Entity: "fact.d1_id", At: "fact.at", ToEntity: "g.d1_id", ToAt: "g.at", Count: 1 + r.Intn(5), Unit: pick(r, units)})})
+		conv := typed(reference.MetricType{
+			Type: "conversion", Entity: "fact.d1_id", At: "fact.at", ToEntity: "g.d1_id", ToAt: "g.at", Count: 1 + r.Intn(5), Unit: pick(r, units)})
+		conv.Calculation = pick(b.x, []string{"", "conversion_rate", "conversions", "conversions"})
+		if chance(b.x, 0.4) {
+			conv.ToFilter = &reference.Cond{Field: "val", Op: pick(b.x, []string{">", ">=", "<", "<>"}), Value: int64(b.x.Intn(40) - 10)}
+		}
+		b.add(&b.conv, reference.Metric{Name: "converted", Expr: agg("COUNT_DISTINCT", "fact", "d1_id"), Type: conv})
+		b.add(&b.conv, reference.Metric{Name: "rows_less_converted", Expr: &reference.Bin{Op: "-", L: n, R: reference.Ref{Metric: "converted"}}})
 	}
 }

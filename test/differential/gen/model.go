@@ -20,7 +20,11 @@ type builder struct {
 	v4 *rand.Rand
 	// pr draws the parallel relationships and the vias of their members
 	// (version 4, paths.go): a stream of its own for the same reason.
-	pr     *rand.Rand
+	pr *rand.Rand
+	// x draws the parts version 4 added (conversion counts and
+	// filters, queries without metrics across datasets), a stream of its
+	// own for the same reason.
+	x      *rand.Rand
 	o      Options
 	shape  string
 	m      reference.Model

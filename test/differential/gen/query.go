@@ -19,6 +19,10 @@ var zones = []string{"", "UTC", "Europe/Amsterdam", "America/New_York", "Asia/Ko
 func (b *builder) query() *reference.Query {
 	r := b.r
 	qry := &reference.Query{Timezone: pick(r, zones)}
+	if len(b.m.Relationships) > 0 && chance(b.x, 0.12) {
+		b.membersQuery(qry)
+		return qry
+	}
 	if len(b.typed) > 0 {
 		switch x := r.Float64(); {
 		case x < 0.3:

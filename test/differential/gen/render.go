@@ -144,6 +144,10 @@ func typeJSON(t *reference.MetricType) string {
 	set("at", t.At)
 	set("to_entity", t.ToEntity)
 	set("to_at", t.ToAt)
+	set("calculation", t.Calculation)
+	if c := t.ToFilter; c != nil {
+		p["to_filter"] = strings.SplitN(t.ToEntity, ".", 2)[0] + "." + c.Field + " " + c.Op + " " + literal(c.Value)
+	}
 	b, _ := json.Marshal(map[string]any{"metric": p})
 	return string(b)
 }
