@@ -102,10 +102,11 @@ differential: ## the differential test on seeds 1..N (default 200): every entry 
 # minute); this runs ROUNDS rounds over 12 cases with 5 s of load between
 # faults (docs/development.md, "Fault soak").
 ROUNDS ?= 5
-soak: ## the fault soak at length: PostgreSQL restarts, SIGTERM/SIGKILL, broken ConfigMaps and tokens, the API server away, under mixed load (ROUNDS rounds, default 5)
+soak: ## the fault soak at length: PostgreSQL and Trino restarts, SIGTERM/SIGKILL, broken ConfigMaps and tokens, the API server away, the operator's status, under mixed load (ROUNDS rounds, default 5)
 	scripts/install-deps.sh
 	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 \
-		$(GO) test -count=1 -timeout 0 -run TestSoak -v ./test/soak -args -soak.rounds=$(ROUNDS) -soak.cases=12 -soak.load=5s -soak.cache-fill=1000
+		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
+		$(GO) test -count=1 -timeout 0 -run TestSoak -v ./test/soak -args -soak.rounds=$(ROUNDS) -soak.cases=12 -soak.load=5s -soak.cache-fill=1000 -soak.trino
 
 bench: ## benchmarks with memory stats (run `make fetch-flights` first for the 3 M-row numbers)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...

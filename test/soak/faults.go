@@ -27,7 +27,7 @@ type step struct {
 
 // sequence is the scripted order of faults, one at a time.
 func (w *world) sequence() []step {
-	return []step{
+	steps := []step{
 		{"PostgreSQL restart mid-query", w.restartPostgres},
 		{"SIGTERM with queries in flight", w.drainServer},
 		{"SIGKILL and restart", w.killServer},
@@ -40,6 +40,10 @@ func (w *world) sequence() []step {
 		{"operator: its ConfigMap corrupted and deleted", w.operatorConfigMap},
 		{"operator: its table renamed away and back", w.operatorDrift},
 	}
+	if w.trinoCase() != nil {
+		steps = append(steps, step{"Trino restart mid-query", w.restartTrino})
+	}
+	return steps
 }
 
 // lockedCase is the case whose tables a lock holds so that its queries
@@ -48,7 +52,7 @@ func (w *world) sequence() []step {
 // never seen with the case's answer.
 func (w *world) lockedCase() *soakCase {
 	for _, c := range w.cases {
-		if c.variant && len(c.Want.Rows) < 150 {
+		if c.variant && !c.trino && len(c.Want.Rows) < 150 {
 			return c
 		}
 	}
@@ -387,15 +391,25 @@ func (w *world) asCaller(c *soakCase) *differential.Proc {
 	return &p
 }
 
-// status is GET /v1/models with token.
+// status is GET /v1/models with token on every server process (the
+// Trino case's too: they read one tokens file): the status they all
+// answer, or 0 while they differ or one cannot be asked.
 func (w *world) status(ctx context.Context, token string) int {
-	p := *w.server()
-	p.Token = token
-	code, _, _, err := p.Do(ctx, http.MethodGet, "/v1/models", "", nil)
-	if err != nil {
-		return 0
+	procs := []*differential.Proc{w.server()}
+	if w.trinoProc != nil {
+		procs = append(procs, w.trinoProc)
 	}
-	return code
+	agreed := 0
+	for i, proc := range procs {
+		p := *proc
+		p.Token = token
+		code, _, _, err := p.Do(ctx, http.MethodGet, "/v1/models", "", nil)
+		if err != nil || (i > 0 && code != agreed) {
+			return 0
+		}
+		agreed = code
+	}
+	return agreed
 }
 
 // rotateTokens rotates every token the way an operator rotates a Secret:

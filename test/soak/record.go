@@ -141,7 +141,7 @@ func (r *recorder) clear(kase, key string, from, to time.Time) bool {
 		code = f[1]
 	}
 	switch {
-	case r.excused(winDrift, kase, from, to) && key != "":
+	case (r.excused(winDrift, kase, from, to) || r.excused(winEngineRestart, kase, from, to)) && key != "":
 		return true
 	case isUnauthorized(key):
 		return r.excused(winNoTokens, kase, from, to)

@@ -58,6 +58,10 @@ type Options struct {
 	CacheBytes int64
 	// CacheFill is how many never-asked questions the cache step sends.
 	CacheFill int
+	// Trino adds a case on a real Trino coordinator, served by a second
+	// server process, and the fault of restarting Trino mid-query
+	// (trino.go).
+	Trino bool
 	// MaxRSS is the bound on the server's resident memory in bytes.
 	MaxRSS int64
 	// Log receives one line per step (nil: none).

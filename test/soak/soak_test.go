@@ -19,6 +19,7 @@ var (
 	flagCases  = flag.Int("soak.cases", 6, "generated cases (models and callers) served at once")
 	flagLoad   = flag.Duration("soak.load", time.Second, "load alone between faults")
 	flagFill   = flag.Int("soak.cache-fill", 120, "never-asked questions of the cache step")
+	flagTrino  = flag.Bool("soak.trino", false, "add a case on a real Trino and restart Trino mid-query")
 )
 
 func TestMain(m *testing.M) {
@@ -37,7 +38,7 @@ func TestSoak(t *testing.T) {
 	defer cancel()
 	begin := time.Now()
 	r, err := Run(ctx, Options{Cases: *flagCases, Rounds: *flagRounds, Load: *flagLoad, Workers: 3,
-		QueryTimeout: 10 * time.Second, CacheBytes: 256 << 10, CacheFill: *flagFill, MaxRSS: 1 << 30,
+		QueryTimeout: 10 * time.Second, CacheBytes: 256 << 10, CacheFill: *flagFill, MaxRSS: 1 << 30, Trino: *flagTrino,
 		Log: t.Logf})
 	if errors.Is(err, pgtest.ErrNoBinaries) && os.Getenv(pgtest.RequireEnv) != "1" {
 		t.Skipf("no PostgreSQL: %v", err)

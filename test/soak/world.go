@@ -25,6 +25,7 @@ import (
 	"github.com/ossie-dev/ossie/test/kubetest"
 	"github.com/ossie-dev/ossie/test/localproc"
 	"github.com/ossie-dev/ossie/test/pgtest"
+	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
 // pgDSNEnv names the environment variable the server reads its
@@ -41,6 +42,7 @@ type soakCase struct {
 	Path   string // the namespaced HTTP path of the model
 	mcpOK  bool   // the MCP query tool carries the query
 	wireOK bool   // the SQL endpoint carries the query
+	trino  bool   // on Trino, served by trinoProc (trino.go)
 	// variant: the query has no limit and no offset, so a large unique
 	// limit asks a question never cached with the same answer.
 	variant bool
@@ -70,6 +72,12 @@ type world struct {
 
 	// op is the operator and its case (operator.go).
 	op *operatorRun
+	// trino and trinoProc hold the Trino case (trino.go).
+	trino     *trinoserver.Server
+	trinoProc *differential.Proc
+	// trinoReload is held while the Trino case's tables are loaded again;
+	// its questions wait (read-locked) meanwhile.
+	trinoReload sync.RWMutex
 
 	mu   sync.Mutex
 	proc *differential.Proc
@@ -136,6 +144,15 @@ func (w *world) setUp(ctx context.Context) error {
 			break
 		}
 	}
+	var trinoCase *soakCase
+	if w.o.Trino {
+		if trinoCase, err = w.addTrinoCase(ctx, int64(len(w.cases))*8); err != nil {
+			return err
+		}
+		// After the operator's case; the soak's own ConfigMap faults take
+		// the last case, which must be published by the soak.
+		w.cases = append([]*soakCase{w.cases[0], trinoCase}, w.cases[1:]...)
+	}
 	w.tokens.Store(ptr(w.freshTokens()))
 	if err := w.writeTokens(*w.tokens.Load()); err != nil {
 		return err
@@ -143,7 +160,13 @@ func (w *world) setUp(ctx context.Context) error {
 	if w.pgPort, err = localproc.FreePort(); err != nil {
 		return err
 	}
-	return w.startServer(ctx)
+	if err := w.startServer(ctx); err != nil {
+		return err
+	}
+	if trinoCase != nil {
+		return w.startTrinoServer(ctx, trinoCase)
+	}
+	return nil
 }
 
 // startControlPlane starts etcd and kube-apiserver with a certificate
@@ -299,9 +322,11 @@ func replaceFile(path string, data []byte) error {
 // namespace, PostgreSQL, the tokens file reloaded every 200 ms, the SQL
 // endpoint, a small result cache and the soak's query timeout.
 func (w *world) serverArgs() []string {
-	ns := make([]string, len(w.cases))
-	for i, c := range w.cases {
-		ns[i] = c.NS
+	var ns []string
+	for _, c := range w.cases {
+		if !c.trino {
+			ns = append(ns, c.NS)
+		}
 	}
 	return []string{"--kube", "--kubeconfig", w.kcfg, "--namespaces", strings.Join(ns, ","),
 		"--engine", "postgres", "--dsn-env", pgDSNEnv,
@@ -318,7 +343,7 @@ func (w *world) serverArgs() []string {
 func (w *world) startServer(ctx context.Context) error {
 	ready := func(ctx context.Context, p *differential.Proc) bool {
 		for _, c := range w.cases {
-			if !differential.ServesModel(c.NS, c.ModelName)(ctx, p) {
+			if !c.trino && !differential.ServesModel(c.NS, c.ModelName)(ctx, p) {
 				return false
 			}
 		}
@@ -350,6 +375,12 @@ func (w *world) tearDown() {
 		p.Stop()
 	}
 	w.stopOperator()
+	if w.trinoProc != nil {
+		w.trinoProc.Stop()
+	}
+	if w.trino != nil {
+		w.trino.Stop()
+	}
 	if w.kube != nil && w.kube.Engine != nil {
 		w.kube.Engine.Close()
 	}
