@@ -84,7 +84,7 @@ func (s *Server) visibleSummaries(ctx context.Context) []ModelSummary {
 		switch {
 		case !visible || !c.inNamespaces(ctx, m):
 		case !v.Governed:
-			out = append(out, m.summary)
+			out = append(out, withLoadState(m.summary, c.status[qualify(m.namespace, m.art.Name)]))
 		default:
 			d := governedDetail(m.detail, v)
 			sum := m.summary

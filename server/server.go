@@ -184,8 +184,9 @@ func (s *Server) Models() []*compiler.Artifact {
 }
 
 // Ready reports nil when the model source is ready (local mode: at least
-// one model loaded; Kubernetes mode: the Synced gate passes) and the engine
-// answers a trivial query within 5 seconds.
+// one model loaded; Kubernetes mode: the Synced gate passes), every served
+// model binds to the engine (no recorded drift, bindstate.go) and the
+// engine answers a trivial query within 5 seconds.
 func (s *Server) Ready(ctx context.Context) error {
 	if s.cfg.Synced != nil && !s.cfg.Synced() {
 		return errNotSynced
@@ -195,6 +196,9 @@ func (s *Server) Ready(ctx context.Context) error {
 	}
 	if s.cfg.Engine == nil {
 		return errNoEngine
+	}
+	if s.store.snapshot().notBound() {
+		return errNotBound
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
