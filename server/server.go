@@ -97,6 +97,10 @@ type Config struct {
 	// CacheTTL is how long a cached answer is served; default
 	// DefaultCacheTTL when CacheBytes > 0.
 	CacheTTL time.Duration
+	// FlightBytes bounds the copy of an answer that identical concurrent
+	// questions share from one engine execution (flight.go), cache on or
+	// off; 0 is DefaultFlightBytes, < 0 turns sharing off.
+	FlightBytes int64
 }
 
 // Server answers metric queries for the models of its Store. Safe for
@@ -108,7 +112,8 @@ type Server struct {
 	gate    *gate
 	mcpState
 	// cache is nil when Config.CacheBytes is 0.
-	cache *resultCache
+	cache   *resultCache
+	flights *flights
 }
 
 // model is one loaded artifact plus what every request would otherwise
@@ -160,6 +165,11 @@ func New(cfg Config) (*Server, error) {
 	if err := registerMetrics(cfg.Registry, s.metrics, store); err != nil {
 		return nil, fmt.Errorf("server: metrics: %w", err)
 	}
+	fl, err := newFlights(cfg.FlightBytes, cfg.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("server: flight metrics: %w", err)
+	}
+	s.flights = fl
 	if cfg.CacheBytes > 0 {
 		if cfg.CacheTTL <= 0 {
 			cfg.CacheTTL = DefaultCacheTTL
