@@ -90,7 +90,6 @@ type Reloader struct {
 // directories (debounced) and a poll every interval (default
 // DefaultReloadInterval) reload them when their content changed.
 func (s *Server) WatchModelFiles(ctx context.Context, files ModelFiles, interval time.Duration) *Reloader {
-	files.RefuseDrift = true // an edit that does not bind never swaps in
 	r := &Reloader{s: s, files: files, log: s.cfg.Logger, digest: files.digest()}
 	r.checkServedBinding(ctx)
 	var dirs []string
@@ -140,7 +139,13 @@ func (r *Reloader) reload(force bool) error {
 	}
 	r.digest = d
 	src := Source{Key: filesSource}
-	arts, err := r.files.Load(context.Background())
+	// An edit that does not bind never replaces a version that does; one
+	// that is served without binding (its tables are not there yet) is
+	// no better than the edit, which swaps in and is checked the same way.
+	files := r.files
+	_, drifted := r.s.store.servedArtifacts(filesSource)
+	files.RefuseDrift = !drifted
+	arts, err := files.Load(context.Background())
 	if err != nil {
 		reason := loadErrorReason(err)
 		r.bindFailed = reason == LoadErrorBind
@@ -157,6 +162,9 @@ func (r *Reloader) reload(force bool) error {
 	r.bindFailed, r.lastErr = false, ""
 	if err := r.s.store.Set(src, arts); err != nil {
 		return err
+	}
+	if drifted {
+		r.checkServedBinding(context.Background())
 	}
 	versions := map[string]string{}
 	for _, a := range arts {

@@ -212,8 +212,9 @@ func TestReloadRefusesUnboundModel(t *testing.T) {
 
 // TestReadyOnlyWhenBound: a server started on an engine without the
 // model's tables serves (it has nothing older) but is not ready, and says
-// which table is missing; once the tables exist the next poll finds the
-// model bound and it is ready.
+// which table is missing; an edit then swaps in (the served version binds
+// no better) and is not ready either; once the tables exist the next
+// poll finds the model bound and it is ready.
 func TestReadyOnlyWhenBound(t *testing.T) {
 	f := newBoundFixture(t, "")
 	code, _, st := f.readyz(t)
@@ -226,6 +227,15 @@ func TestReadyOnlyWhenBound(t *testing.T) {
 	}
 	if !strings.Contains(f.logs.String(), "do not bind to the engine") {
 		t.Fatalf("log: %s", f.logs.String())
+	}
+	// An edit is no worse than the version served without binding: it
+	// swaps in, and is not ready for the same reason.
+	v1 := servingShop(f.srv)
+	orig, _ := os.ReadFile(f.model)
+	writeFile(t, f.model, strings.Replace(string(orig), "Orders of a small shop", "Orders of a bigger shop", 1))
+	eventually(t, "the edit serves", func() (bool, string) { return servingShop(f.srv) != v1, "" })
+	if code, _, st := f.readyz(t); code != http.StatusServiceUnavailable || !strings.Contains(st.Drift, "orders") || st.Error != "" {
+		t.Fatalf("edited without tables: /readyz %d %+v", code, st)
 	}
 	if err := f.eng.Exec(context.Background(), shopTables); err != nil {
 		t.Fatal(err)
