@@ -23,6 +23,9 @@ type ModelSummary struct {
 	// Shown to ungoverned callers only, as they may name physical tables.
 	LoadError string `json:"load_error,omitempty"`
 	Drift     string `json:"drift,omitempty"`
+	// Rollups are the model's declared rollups, which are built and
+	// fresh (localrollups.go); ungoverned callers only (they name tables).
+	Rollups []RollupSummary `json:"rollups,omitempty"`
 }
 
 // ModelCounts counts what a model defines.

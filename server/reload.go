@@ -166,6 +166,7 @@ func (r *Reloader) reload(force bool) error {
 	if drifted {
 		r.checkServedBinding(context.Background())
 	}
+	r.s.rollupsChanged()
 	versions := map[string]string{}
 	for _, a := range arts {
 		versions[a.Name] = a.Version

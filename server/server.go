@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler"
@@ -114,6 +115,8 @@ type Server struct {
 	// cache is nil when Config.CacheBytes is 0.
 	cache   *resultCache
 	flights *flights
+	// rollups builds the model files' rollups (RunRollups); nil without.
+	rollups atomic.Pointer[localRollups]
 }
 
 // model is one loaded artifact plus what every request would otherwise
@@ -152,6 +155,9 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		store = NewStore(cfg.Logger)
+		for _, m := range ms {
+			m.planner.Rollups = store.rollupsOf(filesSource, m.art.Name) // local mode's (RunRollups)
+		}
 		store.put(Source{Key: filesSource}, compiler.BundleVersion(cfg.Models), ms)
 	} else if len(cfg.Models) > 0 {
 		return nil, fmt.Errorf("server: Models and Store are exclusive")
