@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -22,10 +23,11 @@ const DefaultFlightBytes = 64 << 20
 // its answer to its own client as usual, keeping a copy of the rows up to
 // maxBytes; callers arriving meanwhile (followers) wait for it to finish
 // and replay the copy. An answer that outgrows maxBytes is not kept: the
-// flight is abandoned at once, waiting followers run the query
-// themselves, and so do followers of a leader that failed (an engine
-// error, a cancelled or gone client, a cut answer), since the copy would
-// be incomplete. Memory is thus bounded by maxBytes per distinct question
+// flight is abandoned at once and waiting followers run the query
+// themselves, as do followers of a leader whose own request failed (its
+// client gone or cancelled, its admission refused), since the copy would
+// be incomplete; an engine error of the leader is the followers' too
+// (shareFailure), so a failing query is not run again by each. Memory is thus bounded by maxBytes per distinct question
 // in flight. Followers see their first row only when the leader's answer
 // is complete: sharing trades their time to first row for engine work.
 // Safe for concurrent use.
@@ -40,10 +42,12 @@ type flights struct {
 }
 
 // flight is one execution in progress; done is closed when it ended,
-// with entry set when the answer is complete and kept.
+// with entry set when the answer is complete and kept, or err when the
+// engine failed it (shareFailure).
 type flight struct {
 	done  chan struct{}
 	entry *cacheEntry
+	err   error
 	once  sync.Once
 }
 
@@ -83,18 +87,33 @@ func (fs *flights) join(k cacheKey) (f *flight, leader bool) {
 	return f, true
 }
 
-// finish ends f (entry nil: nothing to share) and lets its followers go;
-// later calls do nothing, so an abandoned flight stays abandoned.
-func (fs *flights) finish(k cacheKey, f *flight, entry *cacheEntry) {
+// finish ends f (entry and err nil: nothing to share) and lets its
+// followers go; later calls do nothing, so an abandoned flight stays
+// abandoned.
+func (fs *flights) finish(k cacheKey, f *flight, entry *cacheEntry, err error) {
 	f.once.Do(func() {
 		fs.mu.Lock()
 		if fs.m[k] == f {
 			delete(fs.m, k)
 		}
 		fs.mu.Unlock()
-		f.entry = entry
+		f.entry, f.err = entry, err
 		close(f.done)
 	})
+}
+
+// shareFailure is the leader's error its followers get instead of
+// running the query again: an error of the engine (a timeout, a failed
+// query, a drifted table), which the same SQL would meet again. Errors
+// of the leader's own request are not shared: its client gone or its
+// context cancelled, its sink failing, or its admission refused (limits
+// count per caller). nil: the followers run the query themselves.
+func shareFailure(ctx context.Context, err error, rec *answerRecorder) error {
+	var se *sinkError
+	if err == nil || rec == nil || !rec.admitted || ctx.Err() != nil || errors.As(err, &se) {
+		return nil
+	}
+	return err
 }
 
 // answerRecorder keeps a copy of an answer while it streams, up to limit
@@ -104,6 +123,7 @@ type answerRecorder struct {
 	entry    *cacheEntry
 	limit    int64
 	overflow func()
+	admitted bool // the query got its slot and went to the engine
 }
 
 // add copies row, until the answer is too large to keep.
@@ -148,6 +168,10 @@ func (s *Server) shareRun(ctx context.Context, run runSpec, sink answerSink) err
 			s.flights.shared.Inc()
 			return replayAnswer(f.entry, false, 0, sink)
 		}
+		if f.err != nil {
+			s.flights.shared.Inc()
+			return f.err
+		}
 		// The leader failed or its answer was too large to keep.
 		return s.execute(ctx, run, sink, nil)
 	}
@@ -155,7 +179,7 @@ func (s *Server) shareRun(ctx context.Context, run runSpec, sink answerSink) err
 	if s.cache != nil {
 		limit = max(limit, s.cache.limit())
 	}
-	rec := &answerRecorder{entry: &cacheEntry{key: run.key}, limit: limit, overflow: func() { s.flights.finish(run.key, f, nil) }}
+	rec := &answerRecorder{entry: &cacheEntry{key: run.key}, limit: limit, overflow: func() { s.flights.finish(run.key, f, nil, nil) }}
 	if limit < 0 {
 		rec = nil
 	}
@@ -167,7 +191,7 @@ func (s *Server) shareRun(ctx context.Context, run runSpec, sink answerSink) err
 			s.cache.put(kept)
 		}
 	}
-	s.flights.finish(run.key, f, kept)
+	s.flights.finish(run.key, f, kept, shareFailure(ctx, err, rec))
 	return err
 }
 

@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -220,5 +222,55 @@ func TestSharedFlightBeyondItsBound(t *testing.T) {
 	}
 	if e, n := testutil.ToFloat64(f.srv.flights.executions), testutil.ToFloat64(f.srv.flights.shared); e != 4 || n != 0 {
 		t.Fatalf("engine executions %v (want 4), shared %v (want 0)", e, n)
+	}
+}
+
+// heldEngine holds every query at the engine until release is closed,
+// then runs it on the real engine.
+type heldEngine struct {
+	*duckdb.Engine
+	release chan struct{}
+}
+
+func (e heldEngine) Stream(ctx context.Context, sql string, cols engine.ColumnsFunc, row engine.RowFunc) error {
+	<-e.release
+	return e.Engine.Stream(ctx, sql, cols, row)
+}
+
+// TestSharedFlightEngineFailure: when the engine fails the leader's
+// query (here its table was dropped meanwhile), the callers waiting on
+// it get that failure too instead of each running the query again: one
+// engine execution, the same problem code for all.
+func TestSharedFlightEngineFailure(t *testing.T) {
+	f := newFlightFixture(t, 0)
+	held := heldEngine{Engine: f.eng, release: make(chan struct{})}
+	srv, err := New(Config{Engine: held, Models: f.srv.Models(), Limits: Limits{MaxInFlight: 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = srv.Answer(context.Background(), "shop", mustQuery(t, ordersByState))
+		})
+	}
+	eventually(t, "three followers wait", func() (bool, string) {
+		n := testutil.ToFloat64(srv.flights.waiting)
+		return n == 3, fmt.Sprint(n)
+	})
+	if err := f.eng.Exec(context.Background(), `DROP VIEW slow_view; DROP TABLE orders`); err != nil {
+		t.Fatal(err)
+	}
+	close(held.release)
+	wg.Wait()
+	for i, err := range errs {
+		var e *Error
+		if !errors.As(err, &e) || e.Code != compiler.CodeEngine {
+			t.Errorf("caller %d: %v, want the engine's failure (OSS5001)", i, err)
+		}
+	}
+	if e, n := testutil.ToFloat64(srv.flights.executions), testutil.ToFloat64(srv.flights.shared); e != 1 || n != 3 {
+		t.Fatalf("engine executions %v (want 1), shared %v (want 3)", e, n)
 	}
 }

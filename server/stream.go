@@ -135,6 +135,9 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, rec *answe
 		return err
 	}
 	defer release()
+	if rec != nil {
+		rec.admitted = true
+	}
 	qctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
 	tail := &answerTail{}
