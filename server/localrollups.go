@@ -24,6 +24,10 @@ const RollupSchema = "ossie_rollups"
 // DefaultRollupBuildTimeout bounds one rollup build in local mode.
 const DefaultRollupBuildTimeout = 30 * time.Minute
 
+// rollupRetry is how soon local mode tries a failed build again (the
+// tables it reads may appear, the engine come back).
+const rollupRetry = time.Minute
+
 // BuildRollup builds rollup name of art in eng's schema RollupSchema as
 // the operator does (plan.BuildRollup: the planner's own rules, so the
 // table holds exactly what the base tables would answer), replacing a
@@ -76,9 +80,10 @@ func BuildRollup(ctx context.Context, eng engine.Engine, art *compiler.Artifact,
 // so the planner uses them under the same proofs and refuses one built
 // for another model version or older than its `every`. A build that
 // fails keeps the table that was there; its error is logged and shown in
-// /v1/models until the next build succeeds. Reconcile-mode rollups are
-// not rebuilt when the sources change (local mode does not fingerprint
-// them): give them an `every`, or reload (SIGHUP).
+// /v1/models until a build succeeds (tried again every rollupRetry).
+// Reconcile-mode rollups are not rebuilt when the sources change (local
+// mode does not fingerprint them): give them an `every`, or reload
+// (SIGHUP).
 type localRollups struct {
 	s       *Server
 	eng     engine.Engine
@@ -159,6 +164,7 @@ func (lr *localRollups) sync(ctx context.Context) time.Duration {
 				st, err := lr.build(ctx, art, r.Name, built && due)
 				lr.mu.Lock()
 				if err != nil {
+					next = min(next, rollupRetry)
 					lr.errs[art.Name+"/"+r.Name] = err.Error()
 					lr.log.Error("rollup build failed; the base tables answer until it succeeds", "model", art.Name, "rollup", r.Name, "error", err)
 				} else {

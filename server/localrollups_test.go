@@ -193,3 +193,41 @@ func testLocalRollups(t *testing.T, eng engine.Engine, quarter string) {
 		t.Fatalf("log: %s", logs)
 	}
 }
+
+// TestLocalRollupBuildFailure: a rollup that cannot be built (its tables
+// are not there yet) is reported in /v1/models with the engine's error
+// and is not fresh, the base tables answer meanwhile, and the next sync
+// after the tables appear builds it.
+func TestLocalRollupBuildFailure(t *testing.T) {
+	eng, err := duckdb.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	f := newRollupFixture(t, eng, true)
+	sum := f.rollupSummary(t)
+	if sum.Fresh || sum.Error == "" || !strings.Contains(sum.Reason, "not built") {
+		t.Fatalf("without tables: %+v", sum)
+	}
+	if !strings.Contains(f.logs.String(), "rollup build failed") {
+		t.Fatalf("log: %s", f.logs.String())
+	}
+	lr := f.srv.rollups.Load()
+	if next := lr.sync(context.Background()); next > rollupRetry {
+		t.Errorf("a failed build is retried after %s, want at most %s", next, rollupRetry)
+	}
+	if err := eng.Exec(context.Background(), shopTables); err != nil {
+		t.Fatal(err)
+	}
+	lr.sync(context.Background())
+	if sum := f.rollupSummary(t); !sum.Fresh || sum.Error != "" {
+		t.Fatalf("after the tables appear: %+v", sum)
+	}
+	rolled, explain := f.answer(t)
+	if !strings.Contains(explain, "rollup by_state_month: used") {
+		t.Fatalf("EXPLAIN:\n%s", explain)
+	}
+	if err := sameRows(rolled, (&fixture{eng: eng}).handRows(t, strings.Replace(handRollupQuery, "date_trunc('quarter', o.order_date)", `CAST(date_trunc('quarter', o.order_date) AS DATE)`, 1))); err != nil {
+		t.Fatal(err)
+	}
+}
