@@ -90,7 +90,6 @@ type localRollups struct {
 	log     *slog.Logger
 	timeout time.Duration
 	kick    chan struct{}
-	now     func() time.Time // the clock refreshes are due by
 
 	mu     sync.Mutex
 	states map[string]v1alpha1.RollupState // by table name (definitions hash into it)
@@ -110,9 +109,9 @@ func (s *Server) RunRollups(ctx context.Context) error {
 		return fmt.Errorf("--rollups: the %s engine cannot hold rollup tables", s.cfg.Engine.Dialect().Name())
 	}
 	lr := &localRollups{s: s, eng: s.cfg.Engine, log: s.cfg.Logger.With("rollups", RollupSchema), timeout: DefaultRollupBuildTimeout,
-		kick: make(chan struct{}, 1), now: time.Now, states: map[string]v1alpha1.RollupState{}, errs: map[string]string{}}
+		kick: make(chan struct{}, 1), states: map[string]v1alpha1.RollupState{}, errs: map[string]string{}}
 	s.rollups.Store(lr)
-	next := lr.sync(ctx)
+	next := lr.sync(ctx, time.Now())
 	go lr.loop(ctx, next)
 	return nil
 }
@@ -138,16 +137,17 @@ func (lr *localRollups) loop(ctx context.Context, next time.Duration) {
 		case <-lr.kick:
 		case <-timer.C:
 		}
-		next = lr.sync(ctx)
+		next = lr.sync(ctx, time.Now())
 		timer.Reset(next)
 	}
 }
 
-// sync builds what is missing or due and publishes the states; it
-// returns when it is next due (an hour when nothing is scheduled).
-func (lr *localRollups) sync(ctx context.Context) time.Duration {
+// sync builds what is missing or due at now and publishes the states;
+// it returns when it is next due (an hour when nothing is scheduled).
+// Calls are serialised by the runner's loop.
+func (lr *localRollups) sync(ctx context.Context, now time.Time) time.Duration {
 	arts, _ := lr.s.store.servedArtifacts(filesSource)
-	now := lr.now().UTC()
+	now = now.UTC()
 	next := time.Hour
 	keep := map[string]bool{}
 	var states []v1alpha1.RollupState

@@ -166,10 +166,7 @@ func testLocalRollups(t *testing.T, eng engine.Engine, quarter string) {
 	first := *sum.BuiltAt
 
 	// A due refresh (the clock an hour and a minute later) rebuilds it.
-	lr := f.srv.rollups.Load()
-	lr.now = func() time.Time { return time.Now().Add(61 * time.Minute) }
-	lr.sync(ctx)
-	lr.now = time.Now
+	f.srv.rollups.Load().sync(ctx, time.Now().Add(61*time.Minute))
 	if sum := f.rollupSummary(t); !sum.Fresh || !sum.BuiltAt.After(first) {
 		t.Fatalf("after a due refresh: %+v (first built %s)", sum, first)
 	}
@@ -213,13 +210,13 @@ func TestLocalRollupBuildFailure(t *testing.T) {
 		t.Fatalf("log: %s", f.logs.String())
 	}
 	lr := f.srv.rollups.Load()
-	if next := lr.sync(context.Background()); next > rollupRetry {
+	if next := lr.sync(context.Background(), time.Now()); next > rollupRetry {
 		t.Errorf("a failed build is retried after %s, want at most %s", next, rollupRetry)
 	}
 	if err := eng.Exec(context.Background(), shopTables); err != nil {
 		t.Fatal(err)
 	}
-	lr.sync(context.Background())
+	lr.sync(context.Background(), time.Now())
 	if sum := f.rollupSummary(t); !sum.Fresh || sum.Error != "" {
 		t.Fatalf("after the tables appear: %+v", sum)
 	}
