@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -14,6 +15,13 @@ import (
 // result cache estimates (valueBytes).
 const DefaultFlightBytes = 64 << 20
 
+// flightIdleBytes is how much of an answer its leader copies while no
+// caller waits for it: a caller arriving later still needs every row, so
+// the copy starts with the answer, but most answers are never shared and
+// should not hold FlightBytes each. A follower arriving after the copy
+// outgrew this runs the query itself.
+const flightIdleBytes = 1 << 20
+
 // flights lets identical concurrent questions share one engine execution,
 // with the result cache on or off (issue 28). Identical means the same
 // cache key (keyFor): model name and version, the caller's roles and
@@ -22,13 +30,15 @@ const DefaultFlightBytes = 64 << 20
 // never share. The first caller (the leader) runs the query and streams
 // its answer to its own client as usual, keeping a copy of the rows up to
 // maxBytes; callers arriving meanwhile (followers) wait for it to finish
-// and replay the copy. An answer that outgrows maxBytes is not kept: the
+// and replay the copy (the leader copies flightIdleBytes at most while
+// none waits). An answer that outgrows maxBytes is not kept: the
 // flight is abandoned at once and waiting followers run the query
 // themselves, as do followers of a leader whose own request failed (its
 // client gone or cancelled, its admission refused), since the copy would
 // be incomplete; an engine error of the leader is the followers' too
-// (shareFailure), so a failing query is not run again by each. Memory is thus bounded by maxBytes per distinct question
-// in flight. Followers see their first row only when the leader's answer
+// (shareFailure), so a failing query is not run again by each. Memory is
+// thus bounded by maxBytes per distinct question in flight that callers
+// wait for, and flightIdleBytes per other one. Followers see their first row only when the leader's answer
 // is complete: sharing trades their time to first row for engine work.
 // Safe for concurrent use.
 type flights struct {
@@ -45,10 +55,11 @@ type flights struct {
 // with entry set when the answer is complete and kept, or err when the
 // engine failed it (shareFailure).
 type flight struct {
-	done  chan struct{}
-	entry *cacheEntry
-	err   error
-	once  sync.Once
+	done      chan struct{}
+	entry     *cacheEntry
+	err       error
+	once      sync.Once
+	followers atomic.Int32 // callers that joined it
 }
 
 func newFlights(maxBytes int64, reg prometheus.Registerer) (*flights, error) {
@@ -80,6 +91,7 @@ func (fs *flights) join(k cacheKey) (f *flight, leader bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if f, ok := fs.m[k]; ok {
+		f.followers.Add(1)
 		return f, false
 	}
 	f = &flight{done: make(chan struct{})}
@@ -117,13 +129,14 @@ func shareFailure(ctx context.Context, err error, rec *answerRecorder) error {
 }
 
 // answerRecorder keeps a copy of an answer while it streams, up to limit
-// bytes; beyond it the copy is dropped and overflow (when set) is called
-// once.
+// bytes, or shared bytes once busy reports that callers wait for it;
+// beyond it the copy is dropped and overflow (when set) is called once.
 type answerRecorder struct {
-	entry    *cacheEntry
-	limit    int64
-	overflow func()
-	admitted bool // the query got its slot and went to the engine
+	entry         *cacheEntry
+	limit, shared int64
+	busy          func() bool
+	overflow      func()
+	admitted      bool // the query got its slot and went to the engine
 }
 
 // add copies row, until the answer is too large to keep.
@@ -134,7 +147,7 @@ func (r *answerRecorder) add(row []any) {
 	for _, v := range row {
 		r.entry.bytes += valueBytes(v)
 	}
-	if r.entry.bytes > r.limit {
+	if r.entry.bytes > r.limit && (r.busy == nil || r.entry.bytes > r.shared || !r.busy()) {
 		r.entry = nil
 		if r.overflow != nil {
 			r.overflow()
@@ -175,11 +188,14 @@ func (s *Server) shareRun(ctx context.Context, run runSpec, sink answerSink) err
 		// The leader failed or its answer was too large to keep.
 		return s.execute(ctx, run, sink, nil)
 	}
-	limit := s.flights.maxBytes
+	// Copy what the cache would keep, and up to FlightBytes once callers
+	// wait (flightIdleBytes before).
+	limit, shared := min(flightIdleBytes, s.flights.maxBytes), s.flights.maxBytes
 	if s.cache != nil {
 		limit = max(limit, s.cache.limit())
 	}
-	rec := &answerRecorder{entry: &cacheEntry{key: run.key}, limit: limit, overflow: func() { s.flights.finish(run.key, f, nil, nil) }}
+	rec := &answerRecorder{entry: &cacheEntry{key: run.key}, limit: limit, shared: max(shared, limit),
+		busy: func() bool { return f.followers.Load() > 0 }, overflow: func() { s.flights.finish(run.key, f, nil, nil) }}
 	if limit < 0 {
 		rec = nil
 	}

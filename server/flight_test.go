@@ -274,3 +274,74 @@ func TestSharedFlightEngineFailure(t *testing.T) {
 		t.Fatalf("engine executions %v (want 1), shared %v (want 3)", e, n)
 	}
 }
+
+// endHeldSink holds the answer after its last row until release is
+// closed.
+type endHeldSink struct {
+	collectSink
+	ended   chan struct{}
+	release chan struct{}
+}
+
+func (h *endHeldSink) end(t *answerTail) error {
+	close(h.ended)
+	<-h.release
+	return h.collectSink.end(t)
+}
+
+// TestFlightCopiesLittleWhileNoneWaits: a leader nobody waits for copies
+// at most flightIdleBytes of its answer. A caller arriving after a large
+// answer has streamed (more than that bound) runs the query itself and
+// gets every row; one arriving after a small answer has streamed, while
+// the leader is still finishing, shares it.
+func TestFlightCopiesLittleWhileNoneWaits(t *testing.T) {
+	f := newWideFixture(t, nil)
+	for _, tc := range []struct {
+		name       string
+		q          string
+		rows       int
+		executions float64
+	}{
+		{"large", `{"metrics":["n"],"dimensions":["t.k","t.label"]}`, wideRows, 2},
+		{"small", `{"metrics":["n"],"dimensions":["t.label"]}`, 14, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := testutil.ToFloat64(f.srv.flights.executions)
+			h := &endHeldSink{ended: make(chan struct{}), release: make(chan struct{})}
+			errc := make(chan error, 1)
+			go func() {
+				_, err := f.srv.stream(context.Background(), "wide", mustQuery(t, tc.q), AnswerOptions{}, h)
+				errc <- err
+			}()
+			<-h.ended
+			got := make(chan *Response, 1)
+			go func() {
+				a, err := f.srv.Answer(context.Background(), "wide", mustQuery(t, tc.q))
+				if err != nil {
+					t.Error(err)
+				}
+				got <- a
+			}()
+			if tc.executions == 1 {
+				eventually(t, "the caller waits", func() (bool, string) {
+					n := testutil.ToFloat64(f.srv.flights.waiting)
+					return n == 1, fmt.Sprint(n)
+				})
+			} else {
+				a := <-got // answers on its own while the leader is held
+				got <- a
+			}
+			close(h.release)
+			if err := <-errc; err != nil {
+				t.Fatal(err)
+			}
+			a := <-got
+			if a == nil || a.RowCount != tc.rows || len(a.Rows) != tc.rows || len(h.resp.Rows) != tc.rows {
+				t.Fatalf("rows: follower %v, leader %d, want %d", a != nil && len(a.Rows) == tc.rows, len(h.resp.Rows), tc.rows)
+			}
+			if e := testutil.ToFloat64(f.srv.flights.executions) - before; e != tc.executions {
+				t.Fatalf("engine executions %v, want %v", e, tc.executions)
+			}
+		})
+	}
+}
