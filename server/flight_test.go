@@ -18,23 +18,13 @@ import (
 // cache off (sharing in flight is what is left).
 func newFlightFixture(t testing.TB, flightBytes int64) *fixture {
 	t.Helper()
-	eng, err := duckdb.Open("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	if err := eng.Exec(context.Background(), shopTables); err != nil {
-		t.Fatal(err)
-	}
 	arts, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Engine: eng, Models: arts, FlightBytes: flightBytes, Limits: Limits{MaxInFlight: 16}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fixture{eng: eng, srv: srv}
+	return newFixture(t, func(c *Config) {
+		c.Models, c.FlightBytes, c.Limits = arts, flightBytes, Limits{MaxInFlight: 16}
+	})
 }
 
 // heldSink is a leader's client that holds the answer at its first row
@@ -150,78 +140,54 @@ func TestSharedFlightNeverCrossesGovernance(t *testing.T) {
 
 // TestEightIdenticalQueriesOneExecution: eight identical questions asked
 // while the first is in flight, cache off, cost one engine execution and
-// all get the hand-written answer in full.
+// all get the hand-written answer in full; with an answer larger than
+// FlightBytes, nothing is kept and the waiting callers run it themselves,
+// still getting every row.
 func TestEightIdenticalQueriesOneExecution(t *testing.T) {
-	f := newFlightFixture(t, 0)
-	leader, errc := hold(t, f, nil, ordersByState)
-	var wg sync.WaitGroup
-	answers := make([]*Response, 7)
-	for i := range answers {
-		wg.Go(func() {
-			a, err := f.srv.Answer(context.Background(), "shop", mustQuery(t, ordersByState))
-			if err != nil {
-				t.Error(err)
+	for _, tc := range []struct {
+		name                string
+		flightBytes         int64
+		executions, sharedN float64
+	}{
+		{"shared", 0, 1, 7},
+		{"beyond FlightBytes", 64, 8, 0}, // 64 bytes: smaller than any answer of more than a row
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFlightFixture(t, tc.flightBytes)
+			leader, errc := hold(t, f, nil, ordersByState)
+			var wg sync.WaitGroup
+			answers := make([]*Response, 7)
+			for i := range answers {
+				wg.Go(func() {
+					a, err := f.srv.Answer(context.Background(), "shop", mustQuery(t, ordersByState))
+					if err != nil {
+						t.Error(err)
+					}
+					answers[i] = a
+				})
 			}
-			answers[i] = a
-		})
-	}
-	eventually(t, "seven followers wait", func() (bool, string) {
-		n := testutil.ToFloat64(f.srv.flights.waiting)
-		return n == 7, fmt.Sprint(n)
-	})
-	close(leader.release)
-	wg.Wait()
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
-	want := f.handRows(t, handOrdersByState(""))
-	for i, a := range append(answers, &leader.resp) {
-		if a == nil {
-			t.Fatalf("answer %d missing", i)
-		}
-		if err := sameRows(jsonRows(t, a.Rows), want); err != nil || a.RowCount != len(want) {
-			t.Errorf("answer %d (row_count %d): %v", i, a.RowCount, err)
-		}
-	}
-	if e, n := testutil.ToFloat64(f.srv.flights.executions), testutil.ToFloat64(f.srv.flights.shared); e != 1 || n != 7 {
-		t.Fatalf("engine executions %v (want 1), shared %v (want 7)", e, n)
-	}
-}
-
-// TestSharedFlightBeyondItsBound: an answer larger than FlightBytes is
-// not kept; the waiting followers run it themselves and still get every
-// row.
-func TestSharedFlightBeyondItsBound(t *testing.T) {
-	f := newFlightFixture(t, 64) // smaller than any answer of more than a row
-	leader, errc := hold(t, f, nil, ordersByState)
-	var wg sync.WaitGroup
-	answers := make([]*Response, 3)
-	for i := range answers {
-		wg.Go(func() {
-			a, err := f.srv.Answer(context.Background(), "shop", mustQuery(t, ordersByState))
-			if err != nil {
-				t.Error(err)
+			eventually(t, "seven followers wait", func() (bool, string) {
+				n := testutil.ToFloat64(f.srv.flights.waiting)
+				return n == 7, fmt.Sprint(n)
+			})
+			close(leader.release)
+			wg.Wait()
+			if err := <-errc; err != nil {
+				t.Fatal(err)
 			}
-			answers[i] = a
+			want := f.handRows(t, handOrdersByState(""))
+			for i, a := range append(answers, &leader.resp) {
+				if a == nil {
+					t.Fatalf("answer %d missing", i)
+				}
+				if err := sameRows(jsonRows(t, a.Rows), want); err != nil || a.RowCount != len(want) {
+					t.Errorf("answer %d (row_count %d): %v", i, a.RowCount, err)
+				}
+			}
+			if e, n := testutil.ToFloat64(f.srv.flights.executions), testutil.ToFloat64(f.srv.flights.shared); e != tc.executions || n != tc.sharedN {
+				t.Fatalf("engine executions %v (want %v), shared %v (want %v)", e, tc.executions, n, tc.sharedN)
+			}
 		})
-	}
-	eventually(t, "three followers wait", func() (bool, string) {
-		n := testutil.ToFloat64(f.srv.flights.waiting)
-		return n == 3, fmt.Sprint(n)
-	})
-	close(leader.release)
-	wg.Wait()
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
-	want := f.handRows(t, handOrdersByState(""))
-	for i, a := range append(answers, &leader.resp) {
-		if err := sameRows(jsonRows(t, a.Rows), want); err != nil {
-			t.Errorf("answer %d: %v", i, err)
-		}
-	}
-	if e, n := testutil.ToFloat64(f.srv.flights.executions), testutil.ToFloat64(f.srv.flights.shared); e != 4 || n != 0 {
-		t.Fatalf("engine executions %v (want 4), shared %v (want 0)", e, n)
 	}
 }
 
