@@ -28,6 +28,7 @@ type localServerFlags struct {
 	opts        compiler.CompileOptions
 	ef          engineFlags
 	auditValues bool
+	rollups     bool
 	limits      server.Limits
 }
 
@@ -39,6 +40,7 @@ func (l *localServerFlags) register(cmd *cobra.Command) {
 	f.StringVar(&l.gov, "governance", "", "governance file (roles, row filters, masks; docs/governance.md) applied to every model file; watched too")
 	f.IntVar(&l.maxRows, "max-rows", server.DefaultMaxRows, "row cap per answer")
 	f.DurationVar(&l.timeout, "query-timeout", server.DefaultQueryTimeout, "time limit per query")
+	f.BoolVar(&l.rollups, "rollups", false, "build the models' rollups in the engine's schema ossie_rollups at start and on reload, refresh them on their schedule, and answer from them when the planner proves it the same")
 	f.BoolVar(&l.auditValues, "audit-filter-values", false, "write filter values into the per-query audit log line (off: only the filtered members)")
 	limitFlags := flag.NewFlagSet("limits", flag.ContinueOnError)
 	l.limits.Register(limitFlags)
@@ -89,5 +91,11 @@ func (l *localServerFlags) open(ctx context.Context, e *env, log *slog.Logger, c
 		return nil, nil, failf("%v", err)
 	}
 	srv.WatchModelFiles(ctx, files, 0).ReloadOn(ctx, syscall.SIGHUP)
+	if l.rollups {
+		if err := srv.RunRollups(ctx); err != nil {
+			eng.Close()
+			return nil, nil, failf("%v", err)
+		}
+	}
 	return srv, eng, nil
 }

@@ -25,6 +25,14 @@ const DefaultBindTimeout = 30 * time.Second
 // engine's (errors.Is engine.ErrUnavailable and the like). Any other
 // error is a *LoadError with the problems under the name file.
 func BindModels(ctx context.Context, eng engine.Engine, arts []*compiler.Artifact, file string, timeout time.Duration) ([]*compiler.Artifact, error) {
+	return bindModels(ctx, eng, arts, file, timeout, false)
+}
+
+// bindModels is BindModels; with refuseDrift, a missing table or column
+// or a source the engine's user may not read (OSS5001, OSS5014) fails the
+// load too (a reload of model files: the last good version keeps serving,
+// reload.go).
+func bindModels(ctx context.Context, eng engine.Engine, arts []*compiler.Artifact, file string, timeout time.Duration, refuseDrift bool) ([]*compiler.Artifact, error) {
 	if timeout <= 0 {
 		timeout = DefaultBindTimeout
 	}
@@ -34,7 +42,7 @@ func BindModels(ctx context.Context, eng engine.Engine, arts []*compiler.Artifac
 	}
 	var probs compiler.Problems
 	for _, p := range res.Problems {
-		if p.Code == compiler.CodeBindingType {
+		if p.Code == compiler.CodeBindingType || refuseDrift {
 			probs = append(probs, p)
 		}
 	}

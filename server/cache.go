@@ -21,17 +21,17 @@ import (
 // ranges, row filters and masks) and the total count's SQL. A new model
 // version has a new key, so it never serves an old answer; old entries
 // age out. Concurrent identical questions wait for one engine query
-// (flight). Safe for concurrent use.
+// (flight.go, which offers the leader's answer to the cache). Safe for
+// concurrent use.
 type resultCache struct {
 	maxBytes int64
 	ttl      time.Duration
 	now      func() time.Time
 
-	mu      sync.Mutex
-	lru     *list.List // of *cacheEntry, most recent first
-	byKey   map[cacheKey]*list.Element
-	bytes   int64
-	flights map[cacheKey]chan struct{}
+	mu    sync.Mutex
+	lru   *list.List // of *cacheEntry, most recent first
+	byKey map[cacheKey]*list.Element
+	bytes int64
 
 	hits, misses, evictions prometheus.Counter
 	size                    prometheus.Gauge
@@ -52,7 +52,7 @@ type cacheEntry struct {
 func newResultCache(maxBytes int64, ttl time.Duration, reg prometheus.Registerer) (*resultCache, error) {
 	c := &resultCache{
 		maxBytes: maxBytes, ttl: ttl, now: time.Now,
-		lru: list.New(), byKey: map[cacheKey]*list.Element{}, flights: map[cacheKey]chan struct{}{},
+		lru: list.New(), byKey: map[cacheKey]*list.Element{},
 		hits:      prometheus.NewCounter(prometheus.CounterOpts{Name: "ossie_result_cache_hits_total", Help: "Query answers served from the result cache."}),
 		misses:    prometheus.NewCounter(prometheus.CounterOpts{Name: "ossie_result_cache_misses_total", Help: "Query answers not in the result cache (run on the engine)."}),
 		evictions: prometheus.NewCounter(prometheus.CounterOpts{Name: "ossie_result_cache_evictions_total", Help: "Answers removed from the result cache to stay within its size bound or because they expired."}),
@@ -120,25 +120,6 @@ func (c *resultCache) get(k cacheKey) (*cacheEntry, bool) {
 	}
 	c.lru.MoveToFront(el)
 	return e, true
-}
-
-// join makes the caller the leader of the flight for k (wait == nil; it
-// must call done when its answer is stored or failed) or returns the
-// channel closed when the current leader is done.
-func (c *resultCache) join(k cacheKey) (done func(), wait <-chan struct{}) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if ch, ok := c.flights[k]; ok {
-		return nil, ch
-	}
-	ch := make(chan struct{})
-	c.flights[k] = ch
-	return func() {
-		c.mu.Lock()
-		delete(c.flights, k)
-		c.mu.Unlock()
-		close(ch)
-	}, nil
 }
 
 // await waits for a flight; false when ctx ended first.

@@ -84,7 +84,9 @@ func (s *Server) visibleSummaries(ctx context.Context) []ModelSummary {
 		switch {
 		case !visible || !c.inNamespaces(ctx, m):
 		case !v.Governed:
-			out = append(out, m.summary)
+			sum := withLoadState(m.summary, c.status[qualify(m.namespace, m.art.Name)])
+			sum.Rollups = s.rollupSummaries(m)
+			out = append(out, sum)
 		default:
 			d := governedDetail(m.detail, v)
 			sum := m.summary

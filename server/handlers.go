@@ -173,14 +173,14 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, struct {
 			Status string `json:"status"`
 			readyDoc
-		}{"ready", readyDoc{Ready: true, Models: models}})
+		}{readyStatus(models), readyDoc{Ready: true, Models: models}})
 		return
 	}
 	if !errors.Is(err, context.Canceled) {
 		s.cfg.Logger.Warn("not ready", "error", err)
 	}
 	detail := "the engine does not answer"
-	for _, safe := range []error{errNotSynced, errNoModels, errNoEngine} {
+	for _, safe := range []error{errNotSynced, errNoModels, errNoEngine, errNotBound} {
 		if errors.Is(err, safe) {
 			detail = safe.Error()
 		}

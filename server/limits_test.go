@@ -38,7 +38,9 @@ CREATE VIEW slow AS SELECT x, x AS y FROM t, LATERAL (SELECT pg_sleep(3)) s`); e
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Engine: eng, Models: arts, QueryTimeout: 20 * time.Second, Limits: Limits{QueueWait: 300 * time.Millisecond}})
+	// Identical queries in flight would share one execution (flight.go);
+	// the gate is what is tested here, so each query runs its own.
+	srv, err := New(Config{Engine: eng, Models: arts, QueryTimeout: 20 * time.Second, Limits: Limits{QueueWait: 300 * time.Millisecond}, FlightBytes: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func (f ModelFiles) Load(ctx context.Context) ([]*compiler.Artifact, error) {
 			continue
 		}
 		if f.Engine != nil {
-			bound, err := BindModels(ctx, f.Engine, arts, path, f.BindTimeout)
+			bound, err := bindModels(ctx, f.Engine, arts, path, f.BindTimeout, f.RefuseDrift)
 			var le *LoadError
 			switch {
 			case errors.As(err, &le):

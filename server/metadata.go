@@ -17,6 +17,15 @@ type ModelSummary struct {
 	DocumentVersion string      `json:"document_version"`
 	Description     string      `json:"description,omitempty"`
 	Counts          ModelCounts `json:"counts"`
+	// LoadError and Drift are the /readyz members of the same name
+	// (ModelStatus): the last refused version of its source while this
+	// one keeps serving, and why this one does not bind to the engine.
+	// Shown to ungoverned callers only, as they may name physical tables.
+	LoadError string `json:"load_error,omitempty"`
+	Drift     string `json:"drift,omitempty"`
+	// Rollups are the model's declared rollups, which are built and
+	// fresh (localrollups.go); ungoverned callers only (they name tables).
+	Rollups []RollupSummary `json:"rollups,omitempty"`
 }
 
 // ModelCounts counts what a model defines.

@@ -32,6 +32,10 @@ type ModelFiles struct {
 	Options     compiler.CompileOptions
 	Engine      engine.Engine
 	BindTimeout time.Duration // each look-up of the bind; <= 0: DefaultBindTimeout
+	// RefuseDrift fails the load of a model that reads a table or column
+	// the engine lacks, or may not read (bindcheck drift), as well; the
+	// reloader sets it, so an edit that does not bind never swaps in.
+	RefuseDrift bool
 }
 
 func (f ModelFiles) all() []string {
@@ -62,8 +66,10 @@ func (f ModelFiles) digest() [sha256.Size]byte {
 // Reloader recompiles a local-mode server's model files when they change
 // and swaps the new models in atomically (Store.Set: requests already
 // planning keep the version they looked up). A change that does not
-// compile leaves the last good models serving; its problems are logged,
-// counted and shown in /readyz until a good version loads.
+// compile, or does not bind to the engine (a renamed column: ModelFiles
+// RefuseDrift), leaves the last good models serving; its problems are
+// logged, counted and shown in /readyz and /v1/models until a good
+// version loads.
 type Reloader struct {
 	s     *Server
 	files ModelFiles
@@ -71,6 +77,12 @@ type Reloader struct {
 
 	mu     sync.Mutex
 	digest [sha256.Size]byte
+	// bindFailed: the newest files were refused because they do not bind
+	// (or the engine did not answer); each poll tries them again, since
+	// the engine may change instead of the files (a column renamed after
+	// the model). lastErr is that refusal, reported once.
+	bindFailed bool
+	lastErr    string
 }
 
 // WatchModelFiles watches files (the ones s was started with, as
@@ -79,6 +91,7 @@ type Reloader struct {
 // DefaultReloadInterval) reload them when their content changed.
 func (s *Server) WatchModelFiles(ctx context.Context, files ModelFiles, interval time.Duration) *Reloader {
 	r := &Reloader{s: s, files: files, log: s.cfg.Logger, digest: files.digest()}
+	r.checkServedBinding(ctx)
 	var dirs []string
 	for _, p := range files.all() {
 		if d := filepath.Dir(p); !slices.Contains(dirs, d) {
@@ -117,19 +130,43 @@ func (r *Reloader) reload(force bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	d := r.files.digest()
-	if !force && d == r.digest {
+	retry := !force && d == r.digest
+	if retry && !r.bindFailed {
+		if _, drift := r.s.store.servedArtifacts(filesSource); drift {
+			r.checkServedBinding(context.Background())
+		}
 		return nil
 	}
 	r.digest = d
 	src := Source{Key: filesSource}
-	arts, err := r.files.Load(context.Background())
+	// An edit that does not bind never replaces a version that does; one
+	// that is served without binding (its tables are not there yet) is
+	// no better than the edit, which swaps in and is checked the same way.
+	files := r.files
+	_, drifted := r.s.store.servedArtifacts(filesSource)
+	files.RefuseDrift = !drifted
+	arts, err := files.Load(context.Background())
 	if err != nil {
-		r.s.store.Fail(src, LoadErrorCompile, err)
+		reason := loadErrorReason(err)
+		r.bindFailed = reason == LoadErrorBind
+		if retry && err.Error() == r.lastErr {
+			if _, drift := r.s.store.servedArtifacts(filesSource); drift {
+				r.checkServedBinding(context.Background())
+			}
+			return err // refused as before: already logged and counted
+		}
+		r.lastErr = err.Error()
+		r.s.store.Fail(src, reason, err)
 		return err
 	}
+	r.bindFailed, r.lastErr = false, ""
 	if err := r.s.store.Set(src, arts); err != nil {
 		return err
 	}
+	if drifted {
+		r.checkServedBinding(context.Background())
+	}
+	r.s.rollupsChanged()
 	versions := map[string]string{}
 	for _, a := range arts {
 		versions[a.Name] = a.Version

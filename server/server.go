@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler"
@@ -97,6 +98,10 @@ type Config struct {
 	// CacheTTL is how long a cached answer is served; default
 	// DefaultCacheTTL when CacheBytes > 0.
 	CacheTTL time.Duration
+	// FlightBytes bounds the copy of an answer that identical concurrent
+	// questions share from one engine execution (flight.go), cache on or
+	// off; 0 is DefaultFlightBytes, < 0 turns sharing off.
+	FlightBytes int64
 }
 
 // Server answers metric queries for the models of its Store. Safe for
@@ -108,7 +113,10 @@ type Server struct {
 	gate    *gate
 	mcpState
 	// cache is nil when Config.CacheBytes is 0.
-	cache *resultCache
+	cache   *resultCache
+	flights *flights
+	// rollups builds the model files' rollups (RunRollups); nil without.
+	rollups atomic.Pointer[localRollups]
 }
 
 // model is one loaded artifact plus what every request would otherwise
@@ -147,6 +155,9 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		store = NewStore(cfg.Logger)
+		for _, m := range ms {
+			m.planner.Rollups = store.rollupsOf(filesSource, m.art.Name) // local mode's (RunRollups)
+		}
 		store.put(Source{Key: filesSource}, compiler.BundleVersion(cfg.Models), ms)
 	} else if len(cfg.Models) > 0 {
 		return nil, fmt.Errorf("server: Models and Store are exclusive")
@@ -160,6 +171,11 @@ func New(cfg Config) (*Server, error) {
 	if err := registerMetrics(cfg.Registry, s.metrics, store); err != nil {
 		return nil, fmt.Errorf("server: metrics: %w", err)
 	}
+	fl, err := newFlights(cfg.FlightBytes, cfg.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("server: flight metrics: %w", err)
+	}
+	s.flights = fl
 	if cfg.CacheBytes > 0 {
 		if cfg.CacheTTL <= 0 {
 			cfg.CacheTTL = DefaultCacheTTL
@@ -184,8 +200,9 @@ func (s *Server) Models() []*compiler.Artifact {
 }
 
 // Ready reports nil when the model source is ready (local mode: at least
-// one model loaded; Kubernetes mode: the Synced gate passes) and the engine
-// answers a trivial query within 5 seconds.
+// one model loaded; Kubernetes mode: the Synced gate passes), every served
+// model binds to the engine (no recorded drift, bindstate.go) and the
+// engine answers a trivial query within 5 seconds.
 func (s *Server) Ready(ctx context.Context) error {
 	if s.cfg.Synced != nil && !s.cfg.Synced() {
 		return errNotSynced
@@ -195,6 +212,9 @@ func (s *Server) Ready(ctx context.Context) error {
 	}
 	if s.cfg.Engine == nil {
 		return errNoEngine
+	}
+	if s.store.snapshot().notBound() {
+		return errNotBound
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

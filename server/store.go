@@ -46,6 +46,10 @@ type ModelStatus struct {
 	Version string `json:"version,omitempty"`
 	Source  string `json:"source"`
 	Error   string `json:"error,omitempty"`
+	// Drift, when set, is why the serving version does not bind to the
+	// engine (a table or column it reads is missing): the server is not
+	// ready until it does (bindstate.go).
+	Drift string `json:"drift,omitempty"`
 }
 
 // Reasons counted by the artifact load error metric.
@@ -85,6 +89,7 @@ type sourceState struct {
 	version string   // bundle version of models
 	models  []*model // last good set, sorted by name
 	err     string   // last refused update, cleared by the next good one
+	drift   string   // why models do not bind to the engine (SetDrift); "" when they do or were not checked
 }
 
 // catalog is one immutable generation of the store.
@@ -241,7 +246,7 @@ func (s *Store) publish() {
 		_, name := splitQualified(k)
 		i := slices.IndexFunc(st.models, func(m *model) bool { return m.art.Name == name })
 		served[k] = st.models[i]
-		next.status[k] = ModelStatus{Version: st.models[i].art.Version, Source: st.src.Key, Error: st.err}
+		next.status[k] = ModelStatus{Version: st.models[i].art.Version, Source: st.src.Key, Error: st.err, Drift: st.drift}
 	}
 	next.index(served)
 	// A source that never loaded still shows its error, under the model

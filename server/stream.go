@@ -106,29 +106,14 @@ func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts A
 		countSQL = "SELECT COUNT(*) FROM (" + tp.SQL + ") AS ossie_total"
 	}
 	run := runSpec{m: m, q: q, sql: p.SQL, countSQL: countSQL, cols: p.Columns, mayTruncate: mayTruncate}
-	if s.cache == nil {
-		return p.SQL, s.run(ctx, run, sink, nil)
-	}
 	run.key = keyFor(m.art.Name, m.art.Version, IdentityFrom(ctx), p.SQL, countSQL)
-	if e, ok := s.cache.get(run.key); ok {
-		s.cache.hits.Inc()
-		return p.SQL, replay(e, s.cache.now(), sink)
-	}
-	done, wait := s.cache.join(run.key)
-	if wait != nil {
-		if !await(ctx, wait) {
-			return p.SQL, s.engineError(ctx, ctx, q, ctx.Err())
-		}
+	if s.cache != nil {
 		if e, ok := s.cache.get(run.key); ok {
 			s.cache.hits.Inc()
 			return p.SQL, replay(e, s.cache.now(), sink)
 		}
-		// The leader failed or its answer was too large to keep.
-	} else {
-		defer done()
 	}
-	s.cache.misses.Inc()
-	return p.SQL, s.run(ctx, run, sink, s.cache)
+	return p.SQL, s.shareRun(ctx, run, sink)
 }
 
 // runSpec is one planned question ready to run.
@@ -142,14 +127,17 @@ type runSpec struct {
 	key         cacheKey
 }
 
-// run answers r on the engine; with cache set it records the answer and
-// keeps it when complete and small enough.
-func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, cache *resultCache) error {
+// run answers r on the engine; with rec set it records the answer
+// (flight.go), up to rec's bound.
+func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, rec *answerRecorder) error {
 	release, err := s.admit(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
+	if rec != nil {
+		rec.admitted = true
+	}
 	qctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
 	tail := &answerTail{}
@@ -167,17 +155,13 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, cache *res
 		}
 		tail.Total = &n
 	}
-	var rec *cacheEntry
-	if cache != nil {
-		rec = &cacheEntry{key: r.key}
-	}
 	err = s.cfg.Engine.Stream(qctx, r.sql, func(cols []engine.Column) error {
 		if len(cols) != len(r.cols) {
 			return errUnexpectedColumns
 		}
 		head := answerHead{Model: r.m.art.Name, ModelVersion: r.m.art.Version, Columns: resultColumns(r.cols, cols)}
-		if rec != nil {
-			rec.head = head
+		if rec != nil && rec.entry != nil {
+			rec.entry.head = head
 		}
 		if err := sink.begin(&head); err != nil {
 			return &sinkError{err}
@@ -190,14 +174,7 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, cache *res
 		}
 		tail.RowCount++
 		if rec != nil {
-			for _, v := range row {
-				rec.bytes += valueBytes(v)
-			}
-			if rec.bytes > cache.limit() {
-				rec = nil // too large to keep; stop copying
-			} else {
-				rec.rows = append(rec.rows, slices.Clone(row))
-			}
+			rec.add(row)
 		}
 		if err := sink.row(row); err != nil {
 			return &sinkError{err}
@@ -216,10 +193,9 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, cache *res
 	if err := sink.end(tail); err != nil {
 		return &sinkError{err}
 	}
-	if rec != nil {
-		rec.tail = *tail
-		rec.bytes += 256
-		cache.put(rec)
+	if rec != nil && rec.entry != nil {
+		rec.entry.tail = *tail
+		rec.entry.bytes += 256
 	}
 	return nil
 }
@@ -229,8 +205,14 @@ var errUnexpectedColumns = &Error{Status: http.StatusInternalServerError, Code: 
 
 // replay hands a cached answer to sink.
 func replay(e *cacheEntry, now time.Time, sink answerSink) error {
+	return replayAnswer(e, true, now.Sub(e.created), sink)
+}
+
+// replayAnswer hands a recorded answer to sink: one from the result cache
+// (cached, computed age ago) or one of an identical query in flight.
+func replayAnswer(e *cacheEntry, cached bool, age time.Duration, sink answerSink) error {
 	head := e.head
-	head.Cached, head.Age = true, now.Sub(e.created)
+	head.Cached, head.Age = cached, age
 	if err := sink.begin(&head); err != nil {
 		return &sinkError{err}
 	}

@@ -19,7 +19,7 @@ import (
 type options struct {
 	models, namespaces              listFlag
 	kube, createDB, debugErrors     bool
-	auditValues                     bool
+	auditValues, rollups            bool
 	kubeconfig                      string
 	maxArtifact, maxBody            int64
 	cacheBytes                      int64
@@ -40,6 +40,7 @@ type options struct {
 func (o *options) register(f *pflag.FlagSet) {
 	f.Var(&o.models, "models", "local mode: model files (repeatable or comma-separated)")
 	f.BoolVar(&o.kube, "kube", false, "Kubernetes mode: serve the artifact ConfigMaps published by the operator")
+	f.BoolVar(&o.rollups, "rollups", false, "local mode: build the models' rollups in the engine's schema ossie_rollups at start and on reload, refresh them on their schedule, and answer from them when the planner proves it the same (duckdb, postgres)")
 	f.Var(&o.namespaces, "namespaces", "Kubernetes mode: namespaces to watch (repeatable or comma-separated; default all)")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Kubernetes mode: kubeconfig file (default: in-cluster, else $KUBECONFIG or ~/.kube/config)")
 	f.Int64Var(&o.maxArtifact, "max-artifact-bytes", 64<<20, "Kubernetes mode: limit of one artifact bundle, uncompressed, in bytes")
@@ -87,6 +88,8 @@ func (o *options) check() string {
 		return "--models and --governance (local mode) and --kube (Kubernetes mode) are exclusive"
 	case !o.kube && len(o.models) == 0:
 		return "--models FILE (local mode) or --kube (Kubernetes mode) is required"
+	case o.kube && o.rollups:
+		return "--rollups is for local mode; with --kube the operator builds the rollups"
 	case !o.kube && (len(o.namespaces) > 0 || o.kubeconfig != ""):
 		return "--namespaces and --kubeconfig need --kube"
 	case o.debugErrors && (o.kube || o.auth.Configured()):

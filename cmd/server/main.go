@@ -178,6 +178,12 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 		// Edits of the model or governance files swap in while serving;
 		// SIGHUP reloads now instead of stopping the server.
 		srv.WatchModelFiles(ctx, files, 0).ReloadOn(ctx, syscall.SIGHUP)
+		if o.rollups {
+			if err := srv.RunRollups(ctx); err != nil {
+				log.Error("cannot build rollups", "error", err)
+				return 1
+			}
+		}
 	}
 	waitSQL, err := o.pg.Start(ctx, srv, log)
 	if err != nil {

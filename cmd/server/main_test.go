@@ -220,6 +220,7 @@ func TestHelpAndStartChecks(t *testing.T) {
 		{"--models", "../../server/testdata/shop.yaml", "--create-duckdb"},
 		{"--models", "../../server/testdata/shop.yaml", "--debug-errors", "--tokens-file", "x.yaml"},
 		{"--kube", "--debug-errors", "--addr", "127.0.0.1:0"},
+		{"--kube", "--rollups", "--addr", "127.0.0.1:0"}, // the operator builds them
 	} {
 		out.Reset()
 		if code := runTo(context.Background(), args, &help, &out); code != 2 {

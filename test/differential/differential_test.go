@@ -67,6 +67,12 @@ var cells = []cell{
 		}
 		return RunWire(ctx, srv, s.c)
 	}},
+	// The rollup cell through `server --models --rollups` (HTTP, JSON),
+	// on a server of its own: the local one stops first.
+	{name: "local-rollup", run: func(ctx context.Context, s *session) (Outcome, error) {
+		s.stop(0)
+		return RunLocalRollup(ctx, s.h.bin, s.t.TempDir(), s.c, s.files, s.p)
+	}},
 	httpCell("kube-json", "json", true), httpCell("kube-csv", "csv", true), httpCell("kube-arrow", "arrow", true),
 	mcpCell("kube-mcp", true),
 }
@@ -213,7 +219,7 @@ func checkCell(t *testing.T, s *session, cl cell) bool {
 		check := func(o Outcome) error {
 			c := c
 			c.Ordered = c.Ordered && !cl.unordered
-			return Check(c, o, strings.HasSuffix(cl.name, "-csv"), strings.HasPrefix(cl.name, "http-") || strings.HasPrefix(cl.name, "kube-"))
+			return Check(c, o, strings.HasSuffix(cl.name, "-csv"), strings.HasPrefix(cl.name, "http-") || strings.HasPrefix(cl.name, "kube-") || cl.name == "local-rollup")
 		}
 		if err == nil {
 			err = check(o)

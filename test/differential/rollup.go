@@ -156,38 +156,55 @@ func WithRollup(model []byte, rollup map[string]any) ([]byte, error) {
 // measures' dataset that the caller's row filter reads when EXPLAIN says
 // the rollup lacks it.
 func RunRollup(ctx context.Context, c dcase.Case, files Files, p Place) (Outcome, error) {
+	_, out, refused, err := coveringRollup(c, files, p)
+	if err != nil || refused != nil {
+		return deref(refused), err
+	}
+	res, err := DecodeJSON(out.Bytes())
+	if err != nil {
+		return Outcome{}, fmt.Errorf("%w\nstdout:\n%s", err, out.String())
+	}
+	return answer(res), nil
+}
+
+// coveringRollup finds the rollup RunRollup declares for c (its loop of
+// `ossiectl query --rollups --explain`) and returns it with ossiectl's
+// answer, or the refusal of a case that is refused (the rollup is then
+// the first one tried).
+func coveringRollup(c dcase.Case, files Files, p Place) (map[string]any, bytes.Buffer, *Outcome, error) {
+	var out bytes.Buffer
 	if hasKey(c.Query, "total") {
 		if c.WantCode != "" {
-			return Outcome{}, errNoTotal
+			return nil, out, nil, errNoTotal
 		}
 		q, err := withoutKey(c.Query, "total")
 		if err != nil {
-			return Outcome{}, err
+			return nil, out, nil, err
 		}
 		c.Query = q
 	}
 	r, err := RollupFor(c.Query)
 	if err != nil {
-		return Outcome{}, err
+		return nil, out, nil, err
 	}
-	var out bytes.Buffer
 	var stderr string
 	for {
 		var code int
 		if code, out, stderr, err = runWithRollup(c, files, p, r); err != nil {
-			return Outcome{}, err
+			return nil, out, nil, err
 		}
 		if code != ossiectl.ExitOK {
 			if strings.Contains(stderr, "OSS205") || strings.Contains(stderr, "--rollups") {
 				if f := countedField(stderr); f != "" && addDimension(r, f) {
 					continue // the partials of COUNT(DISTINCT f) are f's members
 				}
-				return Outcome{}, fmt.Errorf("%w: the rollup is refused: %s", ErrNotApplicable, strings.TrimSpace(stderr))
+				return nil, out, nil, fmt.Errorf("%w: the rollup is refused: %s", ErrNotApplicable, strings.TrimSpace(stderr))
 			}
-			return refusal(stderr), nil
+			o := refusal(stderr)
+			return r, out, &o, nil
 		}
 		if strings.Contains(stderr, "from rollup "+RollupName) || strings.Contains(stderr, "scan rollup "+RollupName) {
-			break
+			return r, out, nil, nil
 		}
 		if f := rowFilterField(stderr); f != "" && addDimension(r, f) {
 			continue // the caller's row filter then reads the rollup's column
@@ -198,13 +215,15 @@ func RunRollup(ctx context.Context, c dcase.Case, files Files, p Place) (Outcome
 				why = append(why, strings.TrimSpace(l))
 			}
 		}
-		return Outcome{}, fmt.Errorf("%w: the planner did not answer from the rollup: %s", ErrNotApplicable, strings.Join(why, "; "))
+		return nil, out, nil, fmt.Errorf("%w: the planner did not answer from the rollup: %s", ErrNotApplicable, strings.Join(why, "; "))
 	}
-	res, err := DecodeJSON(out.Bytes())
-	if err != nil {
-		return Outcome{}, fmt.Errorf("%w\nstdout:\n%s", err, out.String())
+}
+
+func deref(o *Outcome) Outcome {
+	if o == nil {
+		return Outcome{}
 	}
-	return answer(res), nil
+	return *o
 }
 
 // withoutKey is the query JSON without its top-level key.

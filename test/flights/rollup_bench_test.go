@@ -70,24 +70,26 @@ func BenchmarkRollupDashboard(b *testing.B) {
 	}
 	n := e.raw(ctx, b, "SELECT COUNT(*) FROM flights")[0][0]
 	b.Run(fmt.Sprintf("rows=%v", n), func(b *testing.B) {
-		run := func(srv *server.Server) func(b *testing.B) {
-			return func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					for _, q := range dashboard() {
-						if _, err := srv.Answer(ctx, "flights", q); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-			}
-		}
-		b.Run("base", run(e.srv))
+		b.Run("base", answerDashboard(ctx, e.srv))
 		b.Run("rollup", func(b *testing.B) {
-			run(withRollup)(b)
+			answerDashboard(ctx, withRollup)(b)
 			b.ReportMetric(float64(buildTime.Microseconds())/1000, "build-ms")
 		})
 	})
+}
+
+// answerDashboard is a benchmark answering the dashboard through srv.
+func answerDashboard(ctx context.Context, srv *server.Server) func(b *testing.B) {
+	return func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, q := range dashboard() {
+				if _, err := srv.Answer(ctx, "flights", q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
 }
 
 // BenchmarkRollupBuild builds the dashboard rollup (CREATE TABLE AS and
@@ -108,16 +110,8 @@ func BenchmarkRollupBuild(b *testing.B) {
 // ossie_rollups and returns its state.
 func rollupEnv(b *testing.B) (*env, *compiler.Artifact, func() []v1alpha1.RollupState) {
 	b.Helper()
-	dir := sampleDir
-	if _, err := os.Stat(filepath.Join(fullDir, "flights-3m.parquet")); err == nil {
-		dir = fullDir
-	}
-	e := newEnv(b, dir)
-	src, err := os.ReadFile(modelFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	arts, probs := compiler.Load(append(src, dashboardRollup...), compiler.CompileOptions{})
+	e, model := dashboardEnv(b)
+	arts, probs := compiler.Load(model, compiler.CompileOptions{})
 	if probs.HasErrors() {
 		b.Fatalf("model: %v", probs)
 	}
@@ -136,6 +130,22 @@ func rollupEnv(b *testing.B) (*env, *compiler.Artifact, func() []v1alpha1.Rollup
 			ArtifactVersion: art.Version, BuiltAt: time.Now(), Rows: rows}}
 	}
 	return e, art, build
+}
+
+// dashboardEnv loads the flights data (full when present) and returns
+// the model document with the dashboard rollup.
+func dashboardEnv(b *testing.B) (*env, []byte) {
+	b.Helper()
+	dir := sampleDir
+	if _, err := os.Stat(filepath.Join(fullDir, "flights-3m.parquet")); err == nil {
+		dir = fullDir
+	}
+	e := newEnv(b, dir)
+	src, err := os.ReadFile(modelFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e, append(src, dashboardRollup...)
 }
 
 // rollupServer is a server over art on e's engine that knows states.
