@@ -17,6 +17,7 @@ const (
 	reasonMetricChanged = "the same query returns different numbers"
 	reasonJoinGone      = "dimensions reached through this join are no longer reachable"
 	reasonJoinChanged   = "dimensions reached through this join group rows differently"
+	reasonJoinRenamed   = "queries and views naming it (a via, field@relationship) fail, and answer columns named by it change"
 )
 
 // diffDocuments lists the changes from old to new, models and their
@@ -94,10 +95,12 @@ func diffModel(om, nm *ossie.SemanticModel) []change {
 				Detail: fmt.Sprintf("join %s -> %s", joinText(o), joinText(n)), Breaking: true, Reason: reasonJoinChanged}}
 		},
 		func(ossie.Relationship) change { return change{Breaking: true, Reason: reasonJoinGone} })...)
-	// A renamed relationship keeps every join: consumers never name one.
+	// A renamed relationship keeps every join, but consumers name
+	// relationships: a query's via, a view's field@relationship, the
+	// answer columns of a dimension along a chosen path.
 	for i := range out {
 		if out[i].Object == "relationship" && out[i].Kind == "renamed" {
-			out[i].Breaking, out[i].Reason = false, ""
+			out[i].Breaking, out[i].Reason = true, reasonJoinRenamed
 		}
 	}
 	return flagDependents(model, nm, out)

@@ -68,7 +68,7 @@ func TestDiffClassifiesChanges(t *testing.T) {
 		{"join keys changed", []string{"to_columns: [customer_id]", "to_columns: [state]"},
 			[]want{{"changed", "relationship", "orders_to_customers", "", true}}},
 		{"relationship renamed", []string{"- name: orders_to_customers", "- name: order_customer"},
-			[]want{{"renamed", "relationship", "orders_to_customers", "order_customer", false}}},
+			[]want{{"renamed", "relationship", "orders_to_customers", "order_customer", true}}},
 		{"dataset source changed", []string{"source: customers", "source: crm.customers"},
 			[]want{{"changed", "dataset", "customers", "", false}}},
 		{"model description changed", []string{"description: Orders of a small shop", "description: Orders of a shop"},

@@ -65,6 +65,9 @@ type PlanResponse struct {
 	SQL          string         `json:"sql"`
 	Columns      []ResultColumn `json:"columns"`
 	Explain      string         `json:"explain,omitempty"`
+	// Rollup names the rollup the SQL reads instead of the base tables
+	// (docs/rollups.md); absent when the base tables answer.
+	Rollup string `json:"rollup,omitempty"`
 }
 
 // Plan plans q against model for the server's engine dialect (DuckDB when

@@ -74,7 +74,7 @@ func (s *Server) planSQL(ctx context.Context, model string, q *plan.Query, gated
 	if err != nil {
 		return nil, err
 	}
-	resp := &PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: sqlfmt.Format(p.SQL), Columns: planColumns(p.Columns)}
+	resp := &PlanResponse{Model: m.art.Name, ModelVersion: m.art.Version, SQL: sqlfmt.Format(p.SQL), Columns: planColumns(p.Columns), Rollup: p.Rollup}
 	if q.Explain {
 		resp.Explain = p.Explain()
 	}

@@ -89,6 +89,10 @@ func (f *rollupFixture) answer(t *testing.T) ([][]any, string) {
 	if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("explain: %d %s", resp.StatusCode, body)
 	}
+	// The answer's rollup field and EXPLAIN agree (docs/rollups.md).
+	if used := strings.Contains(p.Explain, "rollup by_state_month: used"); used != (p.Rollup == "by_state_month") || (!used && p.Rollup != "") {
+		t.Fatalf("/sql names rollup %q, EXPLAIN says:\n%s", p.Rollup, p.Explain)
+	}
 	return a.Rows, p.Explain
 }
 

@@ -67,7 +67,7 @@ func (bl *builder) membersHome(cands []string) string {
 			}
 		}
 		if len(missed) > 0 {
-			bl.fail(compiler.CodeNoMembersHome, "through", fmt.Sprintf("through %s: its rows do not reach %s by many-to-one relationships, so they carry no members of it; name a dataset that reaches %s", t, strings.Join(missed, ", "), strings.Join(cands, ", ")))
+			bl.fail(compiler.CodeNoMembersHome, "through", fmt.Sprintf("through %s: its rows do not reach %s by many-to-one relationships, so they carry no members of them; name a dataset that reaches %s", t, strings.Join(missed, ", "), strings.Join(cands, ", ")))
 			return ""
 		}
 		return t

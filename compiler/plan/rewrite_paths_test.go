@@ -213,3 +213,23 @@ func TestFanOutAlongTwoPaths(t *testing.T) {
 		t.Errorf("%s\nSQL: %s\n got: %v\nwant: %v", diff, pl.SQL, got, want)
 	}
 }
+
+// A via on a member of the dataset the rows come from names no join: the
+// refusal says so, and without metrics points at through (it named an
+// empty path before).
+func TestViaOnTheRowsOwnDataset(t *testing.T) {
+	p := loadPlanner(t, []byte(conversionPathsModel))
+	for _, tc := range []struct{ query, want string }{
+		{`{"dimensions": [{"field": "calendar.month", "via": "signup_day"}]}`, `name one that reaches calendar along signup_day with "through"`},
+		{`{"metrics": ["signup_users"], "dimensions": [{"field": "signups.user_id", "via": "signup_day"}]}`, "a via chooses how another dataset is joined"},
+	} {
+		q, probs := plan.ParseQuery([]byte(tc.query))
+		if probs.HasErrors() {
+			t.Fatal(probs)
+		}
+		_, probs = p.Plan(q, dialect.DuckDB)
+		if len(probs) != 1 || probs[0].Code != compiler.CodeBadVia || !strings.Contains(probs[0].Message, tc.want) || strings.Contains(probs[0].Message, "(the path is )") {
+			t.Errorf("%s: %v, want %s naming %q", tc.query, probs, compiler.CodeBadVia, tc.want)
+		}
+	}
+}

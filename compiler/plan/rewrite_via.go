@@ -33,6 +33,14 @@ func (bl *builder) route(g *group, by member, ds string) (node, code, msg string
 	choices := choicesOn(bl.p.art, g.hops, home, ds)
 	if len(choices) == 0 {
 		if v := by.dm.via; v != "" && !pathHas(g.hops, home, ds, v) {
+			if ds == home {
+				// The rows come from ds itself: nothing is joined to choose.
+				hint := "a via chooses how another dataset is joined to the rows"
+				if len(bl.b.metrics) == 0 {
+					hint = "a query without metrics reads the rows of its first dataset; name one that reaches " + ds + " along " + v + " with \"through\""
+				}
+				return "", compiler.CodeBadVia, fmt.Sprintf("via %q: the query's rows are %s's own, joined along no relationship; %s", v, ds, hint)
+			}
 			return "", compiler.CodeBadVia, fmt.Sprintf("via %q: %s is joined to %s without relationship %s (the path is %s)",
 				v, ds, home, v, strings.Join(pathRels(g.hops, home, ds), " then "))
 		}
