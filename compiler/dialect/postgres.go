@@ -171,7 +171,7 @@ func extract(part, x string) string {
 	return fmt.Sprintf("CAST(EXTRACT(%s FROM %s) AS INTEGER)", f, x)
 }
 
-// dateDiff counts part boundaries between a and b (see Func).
+// dateDiff counts part boundaries between a and b (see postgresFuncs).
 func dateDiff(part, a, b string) string {
 	switch part {
 	case "YEAR":

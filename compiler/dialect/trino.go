@@ -262,7 +262,7 @@ func trinoRegexpReplace(a []string) (string, bool) {
 	return fmt.Sprintf("regexp_replace(%s, %s, %s)", a[0], pat, repl), true
 }
 
-// Support: Trino computes every REQUIRED function exactly (see Func);
+// Support: Trino computes every REQUIRED function exactly (see trinoFuncs);
 // APPROX_* are sketches; format strings and REGEXP_REPLACE flags it cannot
 // translate are refused rather than misread.
 func (t trino) Support(name string, a []string) Support {
@@ -356,7 +356,7 @@ func dollarGroups(lit string) (string, bool) {
 	return "'" + b.String() + "'", true
 }
 
-// trinoDateDiff counts part boundaries between a and b (see Func).
+// trinoDateDiff counts part boundaries between a and b (see trinoFuncs).
 func trinoDateDiff(part, a, b string) string {
 	switch part {
 	case "YEAR", "QUARTER", "MONTH", "WEEK":
