@@ -25,7 +25,7 @@ func (t funcTable) render(name string, a []string) (string, bool) {
 
 // fixed renders a call of exactly n arguments through a fmt format whose
 // verbs take the arguments in order (or by index, %[2]s); other arities
-// keep the generic spelling. Up to four arguments are passed without
+// keep the generic spelling. Up to three arguments are passed without
 // building a slice, so a call allocates no more than the format needs.
 func fixed(n int, format string) funcRender {
 	return func(a []string) (string, bool) {
