@@ -26,81 +26,45 @@ func (d duckDB) FileSource(path string) (string, bool) {
 	return "", false
 }
 
-// Func maps Ossie functions whose DuckDB spelling differs.
+// Func maps Ossie functions whose DuckDB spelling differs (duckDBFuncs).
+func (duckDB) Func(name string, a []string) (string, bool) { return duckDBFuncs.render(name, a) }
+
+// duckDBFuncs are the Ossie functions whose DuckDB spelling differs.
 // Source: DuckDB docs, "Date Functions" and "Text Functions".
-func (duckDB) Func(name string, a []string) (string, bool) {
-	switch name {
-	case "DATEADD":
-		if len(a) == 3 {
-			if unit, ok := intervalUnits[strings.ToUpper(a[0])]; ok {
-				return fmt.Sprintf("(%s + (%s) * INTERVAL '%s')", a[2], a[1], unit), true
-			}
-		}
-	case "DATEDIFF":
-		if len(a) == 3 {
-			part := strings.ToUpper(a[0])
-			switch part {
-			case "WEEK":
-				// Week boundaries (Mondays) crossed; DuckDB's own week
-				// difference is whole days / 7.
-				return fmt.Sprintf("date_diff('week', date_trunc('week', %s), date_trunc('week', %s))", a[1], a[2]), true
-			case "DAYOFWEEK", "DAYOFYEAR":
-				part = "DAY"
-			}
-			return fmt.Sprintf("date_diff('%s', %s, %s)", strings.ToLower(part), a[1], a[2]), true
-		}
-	case "REPLACE":
-		if len(a) == 2 {
-			return fmt.Sprintf("replace(%s, %s, '')", a[0], a[1]), true
-		}
-	case "CHARINDEX":
-		if len(a) == 3 {
-			return charIndexFrom(a[0], a[1], a[2]), true
-		}
-	case "REGEXP_REPLACE":
-		return regexpReplaceAll(a)
-	case "STARTSWITH":
-		return "starts_with(" + strings.Join(a, ", ") + ")", true
-	case "ENDSWITH":
-		return "ends_with(" + strings.Join(a, ", ") + ")", true
-	case "REGEXP_LIKE":
-		return "regexp_matches(" + strings.Join(a, ", ") + ")", true
-	case "REGEXP_COUNT":
-		if len(a) == 2 {
-			return fmt.Sprintf("len(regexp_extract_all(%s, %s))", a[0], a[1]), true
-		}
-	case "TO_DATE":
-		if len(a) == 1 {
-			return "CAST(" + a[0] + " AS DATE)", true
-		}
-		if len(a) == 2 {
-			return fmt.Sprintf("CAST(strptime(%s, %s) AS DATE)", a[0], a[1]), true
-		}
-	case "TO_TIMESTAMP":
-		if len(a) == 1 {
-			return "CAST(" + a[0] + " AS TIMESTAMP)", true
-		}
-		if len(a) == 2 {
-			return fmt.Sprintf("strptime(%s, %s)", a[0], a[1]), true
-		}
-	case "TO_CHAR":
-		if len(a) == 2 {
-			return fmt.Sprintf("strftime(%s, %s)", a[0], a[1]), true
-		}
-	case "LOG":
-		if len(a) == 2 {
-			return fmt.Sprintf("(ln(%s) / ln(%s))", a[1], a[0]), true
-		}
-	case "APPROX_PERCENTILE":
-		if len(a) == 2 {
-			return fmt.Sprintf("approx_quantile(%s, %s)", a[0], a[1]), true
-		}
-	case "DAYOFWEEK":
-		if len(a) == 1 {
-			return "dayofweek(" + a[0] + ")", true
-		}
+var duckDBFuncs = funcTable{
+	"DATEADD":           intervalAdd,
+	"DATEDIFF":          duckDBDateDiff,
+	"REPLACE":           replaceAll,
+	"CHARINDEX":         charIndex,
+	"REGEXP_REPLACE":    regexpReplaceAll,
+	"STARTSWITH":        renamed("starts_with"),
+	"ENDSWITH":          renamed("ends_with"),
+	"REGEXP_LIKE":       renamed("regexp_matches"),
+	"REGEXP_COUNT":      fixed(2, "len(regexp_extract_all(%s, %s))"),
+	"TO_DATE":           firstOf(fixed(1, "CAST(%s AS DATE)"), fixed(2, "CAST(strptime(%s, %s) AS DATE)")),
+	"TO_TIMESTAMP":      firstOf(fixed(1, "CAST(%s AS TIMESTAMP)"), fixed(2, "strptime(%s, %s)")),
+	"TO_CHAR":           fixed(2, "strftime(%s, %s)"),
+	"LOG":               logBase,
+	"APPROX_PERCENTILE": fixed(2, "approx_quantile(%s, %s)"),
+	"DAYOFWEEK":         fixed(1, "dayofweek(%s)"),
+}
+
+// duckDBDateDiff is DATEDIFF(part, a, b) as DuckDB's date_diff, which
+// already counts boundaries crossed except for weeks.
+func duckDBDateDiff(a []string) (string, bool) {
+	if len(a) != 3 {
+		return "", false
 	}
-	return "", false
+	part := strings.ToUpper(a[0])
+	switch part {
+	case "WEEK":
+		// Week boundaries (Mondays) crossed; DuckDB's own week
+		// difference is whole days / 7.
+		return fmt.Sprintf("date_diff('week', date_trunc('week', %s), date_trunc('week', %s))", a[1], a[2]), true
+	case "DAYOFWEEK", "DAYOFYEAR":
+		part = "DAY"
+	}
+	return fmt.Sprintf("date_diff('%s', %s, %s)", strings.ToLower(part), a[1], a[2]), true
 }
 
 // Support: DuckDB runs every function of the language; its APPROX_*
@@ -128,13 +92,6 @@ func regexpReplaceAll(a []string) (sql string, ok bool) {
 		return fmt.Sprintf("regexp_replace(%s, %s, %s, %s || 'g')", a[0], a[1], a[2], a[3]), true
 	}
 	return "", false
-}
-
-// charIndexFrom is CHARINDEX(needle, haystack, start): the position counted
-// from the start of haystack, 0 when needle does not occur at or after
-// start, NULL when an argument is NULL. Plain SQL every engine reads.
-func charIndexFrom(needle, hay, start string) string {
-	return fmt.Sprintf("CASE WHEN strpos(substr(%[2]s, %[3]s), %[1]s) > 0 THEN strpos(substr(%[2]s, %[3]s), %[1]s) + (%[3]s) - 1 WHEN strpos(substr(%[2]s, %[3]s), %[1]s) = 0 THEN 0 END", needle, hay, start)
 }
 
 // FromZone uses DuckDB's timezone(zone, timestamp), which reads the naive

@@ -47,12 +47,6 @@ var extractFields = map[string]string{
 	"MINUTE": "MINUTE", "SECOND": "SECOND", "MILLISECOND": "MILLISECONDS",
 }
 
-// partFuncs are the one-argument date part functions (YEAR(x), ...).
-var partFuncs = map[string]bool{
-	"YEAR": true, "QUARTER": true, "MONTH": true, "DAY": true, "DAYOFYEAR": true,
-	"HOUR": true, "MINUTE": true, "SECOND": true,
-}
-
 // intervalUnits spell one unit of each date part as a PostgreSQL interval.
 var intervalUnits = map[string]string{
 	"YEAR": "1 year", "QUARTER": "3 months", "MONTH": "1 month", "WEEK": "7 days",
@@ -60,139 +54,83 @@ var intervalUnits = map[string]string{
 	"MINUTE": "1 minute", "SECOND": "1 second", "MILLISECOND": "1 millisecond",
 }
 
-// Func maps the Ossie functions whose PostgreSQL spelling or semantics
-// differ. The reference semantics are DuckDB's (the default engine), so
-// that every engine gives the same answer:
+// Func renders the Ossie functions whose PostgreSQL spelling or semantics
+// differ (postgresFuncs).
+func (postgres) Func(name string, a []string) (string, bool) { return postgresFuncs.render(name, a) }
+
+// postgresFuncs are the Ossie functions whose PostgreSQL spelling or
+// semantics differ. The reference semantics are DuckDB's (the default
+// engine), so that every engine gives the same answer:
 //   - date parts are integers: SECOND drops the fraction, MILLISECOND is
 //     seconds*1000 + milliseconds, DAYOFWEEK is 0 (Sunday) to 6;
 //   - DATEDIFF counts part boundaries crossed (month of Jan 31 → Feb 1 is 1,
 //     week of Sunday → Monday is 1), as Snowflake does;
 //   - REGEXP_EXTRACT returns ” when nothing matches;
+//   - MOD and % go through NUMERIC (PostgreSQL has them for integers and
+//     NUMERIC only) and give NULL on a zero divisor, where PostgreSQL
+//     raises division_by_zero;
+//   - ROUND and TRUNC go through NUMERIC: PostgreSQL rounds to n digits
+//     only on NUMERIC, and rounds a DOUBLE PRECISION half to even where
+//     NUMERIC rounds half away from zero like DuckDB;
+//   - REGEXP_EXTRACT wraps the pattern in a group, so the whole match is
+//     group 1 and group g of the pattern is element g+1 of regexp_match;
 //   - TRY_CAST is emulated for text, integer, numeric, floating, boolean
 //     and DATE targets (a CASE that validates the text before casting);
 //     other targets keep the TRY_CAST spelling, which PostgreSQL rejects
 //     as a syntax error rather than answering differently.
-func (p postgres) Func(name string, a []string) (string, bool) {
-	switch {
-	case partFuncs[name] && len(a) == 1:
-		return extract(name, a[0]), true
-	}
-	switch name {
-	case "EXTRACT", "DATE_PART":
-		if len(a) == 2 {
-			if part, ok := datePart(a[0]); ok {
-				return extract(part, a[1]), true
-			}
-		}
-	case "DATEADD":
-		if len(a) == 3 {
-			if unit, ok := intervalUnits[strings.ToUpper(a[0])]; ok {
-				return fmt.Sprintf("(%s + (%s) * INTERVAL '%s')", a[2], a[1], unit), true
-			}
-		}
-	case "DATEDIFF":
-		if len(a) == 3 {
-			if part, ok := datePart(a[0]); ok {
-				return dateDiff(part, a[1], a[2]), true
-			}
-		}
-	case "STARTSWITH":
-		if len(a) == 2 {
-			return "starts_with(" + a[0] + ", " + a[1] + ")", true
-		}
-	case "ENDSWITH":
-		if len(a) == 2 {
-			return fmt.Sprintf("(right(%s, length(%s)) = %s)", a[0], a[1], a[1]), true
-		}
-	case "CONTAINS":
-		if len(a) == 2 {
-			return fmt.Sprintf("(strpos(%s, %s) > 0)", a[0], a[1]), true
-		}
-	case "CHARINDEX":
-		if len(a) == 3 {
-			return charIndexFrom(a[0], a[1], a[2]), true
-		}
-	case "REGEXP_REPLACE":
-		return regexpReplaceAll(a)
-	case "MOD", "%":
-		// PostgreSQL has mod() and % for integers and NUMERIC only, and
-		// raises division_by_zero where DuckDB answers NULL.
-		if len(a) == 2 {
-			return fmt.Sprintf("mod(CAST(%s AS NUMERIC), NULLIF(CAST(%s AS NUMERIC), 0))", a[0], a[1]), true
-		}
-	case "PERCENTILE_CONT", "PERCENTILE_DISC":
-		if len(a) == 2 {
-			return fmt.Sprintf("%s(%s) WITHIN GROUP (ORDER BY %s)", strings.ToLower(name), a[0], a[1]), true
-		}
-	case "TO_CHAR":
-		if len(a) == 2 {
-			if f, ok := pgTemplate(a[1]); ok {
-				return fmt.Sprintf("to_char(%s, %s)", a[0], p.QuoteString(f)), true
-			}
-		}
-	case "REGEXP_LIKE":
-		if len(a) == 2 {
-			return fmt.Sprintf("(%s ~ %s)", a[0], a[1]), true
-		}
-	case "REGEXP_EXTRACT":
-		// Wrapping the pattern in a group makes the whole match group 1, so
-		// group g of the pattern is element g+1 of regexp_match.
-		switch len(a) {
-		case 2:
-			return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE((regexp_match(%[1]s, '(' || %[2]s || ')'))[1], '') END", a[0], a[1]), true
-		case 3:
-			return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE((regexp_match(%[1]s, '(' || %[2]s || ')'))[(%[3]s) + 1], '') END", a[0], a[1], a[2]), true
-		}
-	case "REPLACE":
-		if len(a) == 2 {
-			return fmt.Sprintf("replace(%s, %s, '')", a[0], a[1]), true
-		}
-	case "ROUND", "TRUNC":
-		// PostgreSQL rounds to n digits only on NUMERIC, and rounds a
-		// DOUBLE PRECISION half to even; NUMERIC rounds half away from zero
-		// like DuckDB.
-		switch {
-		case len(a) == 2:
-			return fmt.Sprintf("%s(CAST(%s AS NUMERIC), %s)", strings.ToLower(name), a[0], a[1]), true
-		case len(a) == 1 && name == "ROUND":
-			return "round(CAST(" + a[0] + " AS NUMERIC))", true
-		}
-	case "LOG":
-		if len(a) == 2 {
-			return fmt.Sprintf("(ln(%s) / ln(%s))", a[1], a[0]), true
-		}
-	case "MEDIAN":
-		if len(a) == 1 {
-			return "percentile_cont(0.5) WITHIN GROUP (ORDER BY " + a[0] + ")", true
-		}
-	case "APPROX_PERCENTILE":
-		if len(a) == 2 {
-			return fmt.Sprintf("percentile_cont(%s) WITHIN GROUP (ORDER BY %s)", a[1], a[0]), true
-		}
-	case "APPROX_COUNT_DISTINCT":
-		if len(a) == 1 {
-			return "COUNT(DISTINCT " + a[0] + ")", true
-		}
-	case "TO_DATE", "TO_TIMESTAMP":
-		typ := "DATE"
-		if name == "TO_TIMESTAMP" {
-			typ = "TIMESTAMP"
-		}
-		switch len(a) {
-		case 1:
-			return "CAST(" + a[0] + " AS " + typ + ")", true
-		case 2:
-			if f, ok := pgTemplate(a[1]); ok {
-				return fmt.Sprintf("CAST(%s(%s, %s) AS %s)", strings.ToLower(name), a[0], p.QuoteString(f), typ), true
-			}
-		}
-	case "TRY_CAST":
-		if len(a) == 2 {
-			return tryCast(a[0], a[1])
-		}
-	}
-	return "", false
+var postgresFuncs = funcTable{
+	"YEAR":                  pgPart("YEAR"),
+	"QUARTER":               pgPart("QUARTER"),
+	"MONTH":                 pgPart("MONTH"),
+	"DAY":                   pgPart("DAY"),
+	"DAYOFYEAR":             pgPart("DAYOFYEAR"),
+	"HOUR":                  pgPart("HOUR"),
+	"MINUTE":                pgPart("MINUTE"),
+	"SECOND":                pgPart("SECOND"),
+	"EXTRACT":               pgExtract,
+	"DATE_PART":             pgExtract,
+	"DATEADD":               intervalAdd,
+	"DATEDIFF":              pgDateDiff,
+	"STARTSWITH":            startsWith,
+	"ENDSWITH":              fixed(2, "(right(%[1]s, length(%[2]s)) = %[2]s)"),
+	"CONTAINS":              containsPos,
+	"CHARINDEX":             charIndex,
+	"REGEXP_REPLACE":        regexpReplaceAll,
+	"MOD":                   pgMod,
+	"%":                     pgMod,
+	"PERCENTILE_CONT":       fixed(2, "percentile_cont(%s) WITHIN GROUP (ORDER BY %s)"),
+	"PERCENTILE_DISC":       fixed(2, "percentile_disc(%s) WITHIN GROUP (ORDER BY %s)"),
+	"TO_CHAR":               formatted(pgTemplate, "to_char(%s, %s)"),
+	"REGEXP_LIKE":           fixed(2, "(%s ~ %s)"),
+	"REGEXP_EXTRACT":        firstOf(fixed(2, "CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE((regexp_match(%[1]s, '(' || %[2]s || ')'))[1], '') END"), fixed(3, "CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE((regexp_match(%[1]s, '(' || %[2]s || ')'))[(%[3]s) + 1], '') END")),
+	"REPLACE":               replaceAll,
+	"ROUND":                 firstOf(fixed(2, "round(CAST(%s AS NUMERIC), %s)"), fixed(1, "round(CAST(%s AS NUMERIC))")),
+	"TRUNC":                 fixed(2, "trunc(CAST(%s AS NUMERIC), %s)"),
+	"LOG":                   logBase,
+	"MEDIAN":                fixed(1, "percentile_cont(0.5) WITHIN GROUP (ORDER BY %s)"),
+	"APPROX_PERCENTILE":     fixed(2, "percentile_cont(%[2]s) WITHIN GROUP (ORDER BY %[1]s)"),
+	"APPROX_COUNT_DISTINCT": fixed(1, "COUNT(DISTINCT %s)"),
+	"TO_DATE":               firstOf(fixed(1, "CAST(%s AS DATE)"), formatted(pgTemplate, "CAST(to_date(%s, %s) AS DATE)")),
+	"TO_TIMESTAMP":          firstOf(fixed(1, "CAST(%s AS TIMESTAMP)"), formatted(pgTemplate, "CAST(to_timestamp(%s, %s) AS TIMESTAMP)")),
+	"TRY_CAST":              pgTryCast,
 }
+
+// pgPart is a one-argument date part function (YEAR(x), ...) as an integer.
+func pgPart(part string) funcRender {
+	return exactly(1, func(a []string) (string, bool) { return extract(part, a[0]), true })
+}
+
+var (
+	// pgExtract is EXTRACT(part, x) and DATE_PART(part, x) as an integer.
+	pgExtract = partCall(2, datePart, func(part string, a []string) string { return extract(part, a[0]) })
+	// pgDateDiff is DATEDIFF(part, a, b), boundaries crossed (dateDiff).
+	pgDateDiff = partCall(3, datePart, func(part string, a []string) string { return dateDiff(part, a[0], a[1]) })
+	// pgTryCast is TRY_CAST(x, type) through tryCast.
+	pgTryCast = exactly(2, func(a []string) (string, bool) { return tryCast(a[0], a[1]) })
+)
+
+// pgMod is MOD(x, y) and x % y: through NUMERIC, NULL on a zero divisor.
+var pgMod = fixed(2, "mod(CAST(%s AS NUMERIC), NULLIF(CAST(%s AS NUMERIC), 0))")
 
 // Support: PostgreSQL computes APPROX_* exactly (it has no sketches
 // built in); it cannot TRY_CAST to TIME or TIMESTAMP (no error-free cast
@@ -233,7 +171,7 @@ func extract(part, x string) string {
 	return fmt.Sprintf("CAST(EXTRACT(%s FROM %s) AS INTEGER)", f, x)
 }
 
-// dateDiff counts part boundaries between a and b (see Func).
+// dateDiff counts part boundaries between a and b (see postgresFuncs).
 func dateDiff(part, a, b string) string {
 	switch part {
 	case "YEAR":

@@ -113,10 +113,14 @@ func trinoPart(s string) (string, bool) {
 	return s, ok
 }
 
-// Func maps the Ossie functions whose Trino spelling or semantics differ.
-// Native spellings that already agree (regexp_like, regexp_count,
-// approx_percentile, try_cast, strpos, log(b, x), replace(s, from)) keep
-// ok=false. Deliberate choices (docs/engine-support.md):
+// Func renders the Ossie functions whose Trino spelling or semantics
+// differ (trinoFuncs).
+func (trino) Func(name string, a []string) (string, bool) { return trinoFuncs.render(name, a) }
+
+// trinoFuncs are the Ossie functions whose Trino spelling or semantics
+// differ. Native spellings that already agree (regexp_like, regexp_count,
+// approx_percentile, try_cast, strpos, log(b, x)) have no entry.
+// Deliberate choices (docs/engine-support.md):
 //   - DATEDIFF counts part boundaries crossed, like DuckDB and Snowflake;
 //     Trino's date_diff counts whole elapsed units, so both sides are
 //     truncated to the part first (weeks start on Monday);
@@ -128,186 +132,137 @@ func trinoPart(s string) (string, bool) {
 //     approx_percentile;
 //   - REGEXP_EXTRACT returns ” when nothing matches (Trino: NULL), and
 //     REGEXP_REPLACE's \N group references become Trino's $N;
+//   - ENDSWITH is substr with a length guard: ends_with exists only in
+//     recent Trino releases, and the guard keeps a suffix longer than the
+//     string from reaching substr's count-from-the-end reading of a
+//     negative start;
+//   - MOD and % give NULL on a zero divisor, as in DuckDB (Trino raises);
+//   - REPLACE(s, from) is written in the three-argument form every engine
+//     reads (the same as Trino's own);
 //   - LOG(x) is base 10 (Trino's log needs a base);
-//   - AVG averages the DOUBLE of its argument (Trino keeps a DECIMAL's
-//     scale and rounds), and TRUNC(x, n) scales by 10^n (Trino has
-//     truncate(x, n) for DECIMAL only);
+//   - AVG averages the DOUBLE of its argument: Trino's avg of a
+//     DECIMAL(p,s) is a DECIMAL(p,s) rounded to s digits (41.61 where
+//     DuckDB's DOUBLE is 41.6133…);
+//   - TRUNC(x, n) scales by 10^n: Trino has truncate(x) for every numeric
+//     type but truncate(x, n) for DECIMAL only (a real Trino refuses
+//     truncate(double, integer));
 //   - TO_DATE/TO_TIMESTAMP/TO_CHAR formats are strftime (DuckDB) and are
 //     translated to the MySQL-style specifiers of date_parse/date_format.
-func (t trino) Func(name string, a []string) (string, bool) {
-	switch name {
-	case "YEAR", "QUARTER", "MONTH", "DAY", "DAYOFYEAR", "DAYOFWEEK", "HOUR", "MINUTE", "SECOND", "MILLISECOND":
-		if len(a) == 1 {
-			return fmt.Sprintf(trinoParts[name], a[0]), true
-		}
-	case "EXTRACT", "DATE_PART":
-		if len(a) == 2 {
-			if part, ok := trinoPart(a[0]); ok {
-				return fmt.Sprintf(trinoParts[part], a[1]), true
-			}
-		}
-	case "DATE_TRUNC":
-		if len(a) == 2 {
-			return fmt.Sprintf("date_trunc(%s, CAST(%s AS TIMESTAMP(6)))", a[0], a[1]), true
-		}
-	case "DATEADD":
-		if len(a) == 3 {
-			part, ok := trinoPart(a[0])
-			if !ok {
-				break
-			}
-			if part == "MILLISECOND" {
-				return fmt.Sprintf("date_add('millisecond', %s, CAST(%s AS TIMESTAMP(6)))", a[1], a[2]), true
-			}
-			return fmt.Sprintf("(CAST(%s AS TIMESTAMP(6)) + (%s) * %s)", a[2], a[1], trinoIntervals[part]), true
-		}
-	case "DATEDIFF":
-		if len(a) == 3 {
-			if part, ok := trinoPart(a[0]); ok {
-				return trinoDateDiff(part, a[1], a[2]), true
-			}
-		}
-	case "||":
-		if len(a) == 2 {
-			return fmt.Sprintf("(CAST(%s AS VARCHAR) || CAST(%s AS VARCHAR))", a[0], a[1]), true
-		}
-	case "CONCAT":
-		parts := make([]string, len(a))
-		for i, x := range a {
-			parts[i] = "COALESCE(CAST(" + x + " AS VARCHAR), '')"
-		}
-		return "(" + strings.Join(parts, " || ") + ")", true
-	case "GREATEST", "LEAST":
-		return nullSkipping(strings.ToLower(name), a), true
-	case "LEFT":
-		if len(a) == 2 {
-			return fmt.Sprintf("substr(%s, 1, %s)", a[0], a[1]), true
-		}
-	case "RIGHT":
-		if len(a) == 2 {
-			return fmt.Sprintf("CASE WHEN (%[2]s) <= 0 THEN '' ELSE substr(%[1]s, greatest(length(%[1]s) - (%[2]s) + 1, 1)) END", a[0], a[1]), true
-		}
-	case "SPLIT_PART":
-		if len(a) == 3 {
-			return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[2]s IS NULL OR %[3]s IS NULL THEN NULL ELSE COALESCE(split_part(%[1]s, %[2]s, %[3]s), '') END", a[0], a[1], a[2]), true
-		}
-	case "STARTSWITH":
-		if len(a) == 2 {
-			return "starts_with(" + a[0] + ", " + a[1] + ")", true
-		}
-	case "ENDSWITH":
-		// ends_with exists only in recent Trino releases (string functions
-		// page); substr works on all. The length guard keeps a suffix
-		// longer than the string from reaching substr's count-from-the-end
-		// reading of a negative start.
-		if len(a) == 2 {
-			return fmt.Sprintf("((length(%[1]s) >= length(%[2]s)) AND (substr(%[1]s, length(%[1]s) - length(%[2]s) + 1) = %[2]s))", a[0], a[1]), true
-		}
-	case "CONTAINS":
-		if len(a) == 2 {
-			return fmt.Sprintf("(strpos(%s, %s) > 0)", a[0], a[1]), true
-		}
-	case "CHARINDEX":
-		if len(a) == 3 {
-			return charIndexFrom(a[0], a[1], a[2]), true
-		}
-	case "REGEXP_EXTRACT":
-		switch len(a) {
-		case 2:
-			return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE(regexp_extract(%[1]s, %[2]s), '') END", a[0], a[1]), true
-		case 3:
-			return fmt.Sprintf("CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE(regexp_extract(%[1]s, %[2]s, %[3]s), '') END", a[0], a[1], a[2]), true
-		}
-	case "REGEXP_REPLACE":
-		if len(a) == 3 || len(a) == 4 {
-			repl, ok := dollarGroups(a[2])
-			if !ok {
-				break
-			}
-			pat := a[1]
-			if len(a) == 4 {
-				ci, ok := trinoRegexpFlags(a[3])
-				if !ok {
-					break
-				}
-				if ci {
-					pat = "('(?i)' || " + pat + ")"
-				}
-			}
-			return fmt.Sprintf("regexp_replace(%s, %s, %s)", a[0], pat, repl), true
-		}
-	case "MOD", "%":
-		// A zero divisor gives NULL, as in DuckDB; Trino raises an error.
-		if len(a) == 2 {
-			return fmt.Sprintf("mod(%s, NULLIF(%s, 0))", a[0], a[1]), true
-		}
-	case "REPLACE":
-		// Same as Trino's replace(s, from), in the three-argument form
-		// every engine reads.
-		if len(a) == 2 {
-			return fmt.Sprintf("replace(%s, %s, '')", a[0], a[1]), true
-		}
-	case "TRUNC":
-		// Trino has truncate(x) for every numeric type but truncate(x, n)
-		// only for DECIMAL (a real Trino refuses truncate(double, integer));
-		// scaling by 10^n truncates a DOUBLE the way DuckDB does.
-		switch len(a) {
-		case 1:
-			return "truncate(" + a[0] + ")", true
-		case 2:
-			return fmt.Sprintf("(truncate((%[1]s) * power(10, %[2]s)) / power(10, %[2]s))", a[0], a[1]), true
-		}
-	case "LOG":
-		if len(a) == 1 {
-			return "log10(" + a[0] + ")", true
-		}
-	case "AVG":
-		// Trino's avg of a DECIMAL(p,s) is a DECIMAL(p,s), rounded to s
-		// digits (a real Trino answers 41.61 where DuckDB's DOUBLE is
-		// 41.6133…); averaging the DOUBLE gives DuckDB's value.
-		if len(a) == 1 {
-			return "avg(CAST(" + a[0] + " AS DOUBLE))", true
-		}
-	case "MEDIAN":
-		if len(a) == 1 {
-			return trinoPercentileCont("0.5", a[0]), true
-		}
-	case "PERCENTILE_CONT":
-		if len(a) == 2 {
-			return trinoPercentileCont(a[0], a[1]), true
-		}
-	case "PERCENTILE_DISC":
-		if len(a) == 2 {
-			return trinoPercentileDisc(a[0], a[1]), true
-		}
-	case "APPROX_COUNT_DISTINCT":
-		if len(a) == 1 {
-			return "approx_distinct(" + a[0] + ")", true
-		}
-	case "TO_DATE", "TO_TIMESTAMP":
-		typ := "DATE"
-		if name == "TO_TIMESTAMP" {
-			typ = "TIMESTAMP(6)"
-		}
-		switch len(a) {
-		case 1:
-			return "CAST(" + a[0] + " AS " + typ + ")", true
-		case 2:
-			if f, ok := mysqlFormat(a[1]); ok {
-				return fmt.Sprintf("CAST(date_parse(%s, %s) AS %s)", a[0], t.QuoteString(f), typ), true
-			}
-		}
-	case "TO_CHAR":
-		if len(a) == 2 {
-			if f, ok := mysqlFormat(a[1]); ok {
-				return fmt.Sprintf("date_format(%s, %s)", a[0], t.QuoteString(f)), true
-			}
-		}
-	}
-	return "", false
+var trinoFuncs = funcTable{
+	"YEAR":                  trinoPartOf("YEAR"),
+	"QUARTER":               trinoPartOf("QUARTER"),
+	"MONTH":                 trinoPartOf("MONTH"),
+	"DAY":                   trinoPartOf("DAY"),
+	"DAYOFYEAR":             trinoPartOf("DAYOFYEAR"),
+	"DAYOFWEEK":             trinoPartOf("DAYOFWEEK"),
+	"HOUR":                  trinoPartOf("HOUR"),
+	"MINUTE":                trinoPartOf("MINUTE"),
+	"SECOND":                trinoPartOf("SECOND"),
+	"MILLISECOND":           trinoPartOf("MILLISECOND"),
+	"EXTRACT":               trinoExtract,
+	"DATE_PART":             trinoExtract,
+	"DATE_TRUNC":            fixed(2, "date_trunc(%s, CAST(%s AS TIMESTAMP(6)))"),
+	"DATEADD":               trinoDateAdd,
+	"DATEDIFF":              trinoDateDiffCall,
+	"||":                    fixed(2, "(CAST(%s AS VARCHAR) || CAST(%s AS VARCHAR))"),
+	"CONCAT":                anyArity(trinoConcat),
+	"GREATEST":              anyArity(func(a []string) string { return nullSkipping("greatest", a) }),
+	"LEAST":                 anyArity(func(a []string) string { return nullSkipping("least", a) }),
+	"LEFT":                  fixed(2, "substr(%s, 1, %s)"),
+	"RIGHT":                 fixed(2, "CASE WHEN (%[2]s) <= 0 THEN '' ELSE substr(%[1]s, greatest(length(%[1]s) - (%[2]s) + 1, 1)) END"),
+	"SPLIT_PART":            fixed(3, "CASE WHEN %[1]s IS NULL OR %[2]s IS NULL OR %[3]s IS NULL THEN NULL ELSE COALESCE(split_part(%[1]s, %[2]s, %[3]s), '') END"),
+	"STARTSWITH":            startsWith,
+	"ENDSWITH":              fixed(2, "((length(%[1]s) >= length(%[2]s)) AND (substr(%[1]s, length(%[1]s) - length(%[2]s) + 1) = %[2]s))"),
+	"CONTAINS":              containsPos,
+	"CHARINDEX":             charIndex,
+	"REGEXP_EXTRACT":        firstOf(fixed(2, "CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE(regexp_extract(%[1]s, %[2]s), '') END"), fixed(3, "CASE WHEN %[1]s IS NULL OR %[2]s IS NULL THEN NULL ELSE COALESCE(regexp_extract(%[1]s, %[2]s, %[3]s), '') END")),
+	"REGEXP_REPLACE":        trinoRegexpReplace,
+	"MOD":                   trinoMod,
+	"%":                     trinoMod,
+	"REPLACE":               replaceAll,
+	"TRUNC":                 firstOf(fixed(1, "truncate(%s)"), fixed(2, "(truncate((%[1]s) * power(10, %[2]s)) / power(10, %[2]s))")),
+	"LOG":                   fixed(1, "log10(%s)"),
+	"AVG":                   fixed(1, "avg(CAST(%s AS DOUBLE))"),
+	"MEDIAN":                trinoMedian,
+	"PERCENTILE_CONT":       trinoPercentile(trinoPercentileCont),
+	"PERCENTILE_DISC":       trinoPercentile(trinoPercentileDisc),
+	"APPROX_COUNT_DISTINCT": fixed(1, "approx_distinct(%s)"),
+	"TO_DATE":               firstOf(fixed(1, "CAST(%s AS DATE)"), formatted(mysqlFormat, "CAST(date_parse(%s, %s) AS DATE)")),
+	"TO_TIMESTAMP":          firstOf(fixed(1, "CAST(%s AS TIMESTAMP(6))"), formatted(mysqlFormat, "CAST(date_parse(%s, %s) AS TIMESTAMP(6))")),
+	"TO_CHAR":               formatted(mysqlFormat, "date_format(%s, %s)"),
 }
 
-// Support: Trino computes every REQUIRED function exactly (see Func);
+// trinoMod is MOD(x, y) and x % y, NULL on a zero divisor.
+var trinoMod = fixed(2, "mod(%s, NULLIF(%s, 0))")
+
+// trinoPartOf is a one-argument date part function (YEAR(x), ...) with
+// DuckDB's numbering (trinoParts).
+func trinoPartOf(part string) funcRender { return fixed(1, trinoParts[part]) }
+
+var (
+	// trinoExtract is EXTRACT(part, x) and DATE_PART(part, x) (trinoParts).
+	trinoExtract = partCall(2, trinoPart, func(part string, a []string) string { return fmt.Sprintf(trinoParts[part], a[0]) })
+	// trinoDateAdd is DATEADD(part, n, x) (trinoDateAddPart).
+	trinoDateAdd = partCall(3, trinoPart, trinoDateAddPart)
+	// trinoDateDiffCall is DATEDIFF(part, a, b), boundaries crossed
+	// (trinoDateDiff).
+	trinoDateDiffCall = partCall(3, trinoPart, func(part string, a []string) string { return trinoDateDiff(part, a[0], a[1]) })
+	// trinoMedian is MEDIAN(x), the exact continuous percentile 0.5.
+	trinoMedian = exactly(1, func(a []string) (string, bool) { return trinoPercentileCont("0.5", a[0]), true })
+)
+
+// trinoDateAddPart adds n of a part to x on TIMESTAMP(6) (a = n, x):
+// n interval literals of the part (trinoIntervals), or date_add for
+// MILLISECOND, which no interval literal has.
+func trinoDateAddPart(part string, a []string) string {
+	if part == "MILLISECOND" {
+		return fmt.Sprintf("date_add('millisecond', %s, CAST(%s AS TIMESTAMP(6)))", a[0], a[1])
+	}
+	return fmt.Sprintf("(CAST(%s AS TIMESTAMP(6)) + (%s) * %s)", a[1], a[0], trinoIntervals[part])
+}
+
+// trinoPercentile is PERCENTILE_CONT/DISC(fraction, value) through one of
+// the exact percentile spellings.
+func trinoPercentile(f func(p, x string) string) funcRender {
+	return exactly(2, func(a []string) (string, bool) { return f(a[0], a[1]), true })
+}
+
+// trinoConcat is CONCAT skipping NULLs (DuckDB's reading), each argument
+// as VARCHAR.
+func trinoConcat(a []string) string {
+	parts := make([]string, len(a))
+	for i, x := range a {
+		parts[i] = "COALESCE(CAST(" + x + " AS VARCHAR), '')"
+	}
+	return "(" + strings.Join(parts, " || ") + ")"
+}
+
+// trinoRegexpReplace is REGEXP_REPLACE(s, pattern, replacement[, flags]):
+// \N references become $N (dollarGroups) and flag 'i' an inline (?i);
+// what cannot be translated keeps the generic spelling (Support refuses
+// it).
+func trinoRegexpReplace(a []string) (string, bool) {
+	if len(a) != 3 && len(a) != 4 {
+		return "", false
+	}
+	repl, ok := dollarGroups(a[2])
+	if !ok {
+		return "", false
+	}
+	pat := a[1]
+	if len(a) == 4 {
+		ci, ok := trinoRegexpFlags(a[3])
+		if !ok {
+			return "", false
+		}
+		if ci {
+			pat = "('(?i)' || " + pat + ")"
+		}
+	}
+	return fmt.Sprintf("regexp_replace(%s, %s, %s)", a[0], pat, repl), true
+}
+
+// Support: Trino computes every REQUIRED function exactly (see trinoFuncs);
 // APPROX_* are sketches; format strings and REGEXP_REPLACE flags it cannot
 // translate are refused rather than misread.
 func (t trino) Support(name string, a []string) Support {
@@ -401,7 +356,7 @@ func dollarGroups(lit string) (string, bool) {
 	return "'" + b.String() + "'", true
 }
 
-// trinoDateDiff counts part boundaries between a and b (see Func).
+// trinoDateDiff counts part boundaries between a and b (see trinoFuncs).
 func trinoDateDiff(part, a, b string) string {
 	switch part {
 	case "YEAR", "QUARTER", "MONTH", "WEEK":

@@ -171,66 +171,17 @@ var cmp = map[string]string{"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
 // predicate renders `x <op> values` for a normalised op.
 func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now time.Time, loc *time.Location) (string, error) {
-	// QuoteString drops NUL bytes (SQL text cannot carry them), so a value
-	// holding one would silently match a different value: refuse it.
-	for _, v := range vals {
-		if s, ok := v.(string); ok {
-			if !utf8.ValidString(s) {
-				return "", fmt.Errorf("filter value %q is not valid UTF-8", s)
-			}
-			if strings.ContainsRune(s, 0) {
-				return "", fmt.Errorf("filter value %q holds a NUL byte, which SQL text cannot carry", s)
-			}
-		}
+	if err := checkValueText(vals); err != nil {
+		return "", err
 	}
-	lits := func(min, max int) ([]string, error) {
-		if len(vals) < min || (max >= 0 && len(vals) > max) {
-			switch {
-			case max == min:
-				return nil, fmt.Errorf("op %s takes exactly %d value(s), got %d", op, min, len(vals))
-			case max < 0:
-				return nil, fmt.Errorf("op %s takes at least %d value(s), got %d", op, min, len(vals))
-			}
-			return nil, fmt.Errorf("op %s takes %d to %d values, got %d", op, min, max, len(vals))
-		}
-		out := make([]string, len(vals))
-		for i, v := range vals {
-			s, err := literal(d, v, kind, loc)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = s
-		}
-		return out, nil
-	}
+	lits := func(min, max int) ([]string, error) { return filterLiterals(d, op, vals, kind, loc, min, max) }
 	switch op {
-	case "=", "!=":
+	case "=", "!=", "in", "not_in":
 		l, err := lits(1, -1)
 		if err != nil {
 			return "", err
 		}
-		if len(l) == 1 {
-			sym := "="
-			if op == "!=" {
-				sym = "<>"
-			}
-			return fmt.Sprintf("(%s %s %s)", x, sym, l[0]), nil
-		}
-		not := ""
-		if op == "!=" {
-			not = "NOT "
-		}
-		return fmt.Sprintf("(%s %sIN (%s))", x, not, strings.Join(l, ", ")), nil
-	case "in", "not_in":
-		l, err := lits(1, -1)
-		if err != nil {
-			return "", err
-		}
-		not := ""
-		if op == "not_in" {
-			not = "NOT "
-		}
-		return fmt.Sprintf("(%s %sIN (%s))", x, not, strings.Join(l, ", ")), nil
+		return membership(x, op, l), nil
 	case "gt", "gte", "lt", "lte":
 		l, err := lits(1, 1)
 		if err != nil {
@@ -253,18 +204,7 @@ func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now 
 		}
 		return fmt.Sprintf("(%s BETWEEN %s AND %s)", x, l[0], l[1]), nil
 	case "contains", "starts_with":
-		if len(vals) != 1 {
-			return "", fmt.Errorf("op %s takes exactly 1 value, got %d", op, len(vals))
-		}
-		s, ok := vals[0].(string)
-		if !ok {
-			return "", fmt.Errorf("op %s takes a string value", op)
-		}
-		// strpos/starts_with instead of LIKE: the value's % and _ stay literal.
-		if op == "contains" {
-			return fmt.Sprintf("(strpos(lower(CAST(%s AS %s)), lower(%s)) > 0)", x, d.TypeName("VARCHAR"), d.QuoteString(s)), nil
-		}
-		return fmt.Sprintf("starts_with(CAST(%s AS %s), %s)", x, d.TypeName("VARCHAR"), d.QuoteString(s)), nil
+		return textMatch(d, x, op, vals)
 	case "is_null", "is_not_null":
 		if len(vals) != 0 {
 			return "", fmt.Errorf("op %s takes no values", op)
@@ -277,6 +217,81 @@ func predicate(d dialect.Dialect, x, op string, vals []any, kind valueKind, now 
 		return dateRange(d, x, vals, now, loc)
 	}
 	return "", fmt.Errorf("unknown op %q; use one of %s", op, opList())
+}
+
+// checkValueText refuses string values SQL text cannot carry faithfully:
+// QuoteString drops NUL bytes, so a value holding one would silently match
+// a different value, and text that is not UTF-8 has no literal.
+func checkValueText(vals []any) error {
+	for _, v := range vals {
+		if s, ok := v.(string); ok {
+			if !utf8.ValidString(s) {
+				return fmt.Errorf("filter value %q is not valid UTF-8", s)
+			}
+			if strings.ContainsRune(s, 0) {
+				return fmt.Errorf("filter value %q holds a NUL byte, which SQL text cannot carry", s)
+			}
+		}
+	}
+	return nil
+}
+
+// filterLiterals renders the values of op as literals of kind, after
+// checking that op takes between min and max of them (max < 0: no upper
+// bound); the error names op and the counts.
+func filterLiterals(d dialect.Dialect, op string, vals []any, kind valueKind, loc *time.Location, min, max int) ([]string, error) {
+	if len(vals) < min || (max >= 0 && len(vals) > max) {
+		switch {
+		case max == min:
+			return nil, fmt.Errorf("op %s takes exactly %d value(s), got %d", op, min, len(vals))
+		case max < 0:
+			return nil, fmt.Errorf("op %s takes at least %d value(s), got %d", op, min, len(vals))
+		}
+		return nil, fmt.Errorf("op %s takes %d to %d values, got %d", op, min, max, len(vals))
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		s, err := literal(d, v, kind, loc)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// membership renders =, !=, in and not_in over the literals l: one value
+// of = or != compares, several (and every in / not_in) are an IN list.
+func membership(x, op string, l []string) string {
+	not := op == "!=" || op == "not_in"
+	if len(l) == 1 && (op == "=" || op == "!=") {
+		sym := "="
+		if not {
+			sym = "<>"
+		}
+		return fmt.Sprintf("(%s %s %s)", x, sym, l[0])
+	}
+	if not {
+		return fmt.Sprintf("(%s NOT IN (%s))", x, strings.Join(l, ", "))
+	}
+	return fmt.Sprintf("(%s IN (%s))", x, strings.Join(l, ", "))
+}
+
+// textMatch renders contains (case-insensitive) and starts_with of one
+// string value, through strpos/starts_with instead of LIKE so that the
+// value's % and _ stay literal.
+func textMatch(d dialect.Dialect, x, op string, vals []any) (string, error) {
+	if len(vals) != 1 {
+		return "", fmt.Errorf("op %s takes exactly 1 value, got %d", op, len(vals))
+	}
+	s, ok := vals[0].(string)
+	if !ok {
+		return "", fmt.Errorf("op %s takes a string value", op)
+	}
+	if op == "contains" {
+		return fmt.Sprintf("(strpos(lower(CAST(%s AS %s)), lower(%s)) > 0)", x, d.TypeName("VARCHAR"), d.QuoteString(s)), nil
+	}
+	return fmt.Sprintf("starts_with(CAST(%s AS %s), %s)", x, d.TypeName("VARCHAR"), d.QuoteString(s)), nil
 }
 
 // dateRange renders a half-open or closed range. A date end includes its

@@ -68,31 +68,73 @@ func (r *renderer) fail(code, path, msg string) {
 	r.probs = append(r.probs, compiler.Problem{Code: code, Severity: compiler.SeverityError, Path: path, Message: msg})
 }
 
+// statement writes the whole query: the CTEs (one per home dataset's
+// group, then the window's), the outer SELECT of the answer columns, the
+// metric filters, ORDER BY and LIMIT. It stops at the first problem.
 func (r *renderer) statement(proj *project, win *window, where *filter, order *sortNode, lim *limit) {
 	w := &r.sql
-	c := proj.input
+	if !r.ctes(proj, win) {
+		return
+	}
+	w.WriteString(" SELECT ")
+	r.answerColumns(proj)
+	if r.numbered {
+		w.WriteString(", ROW_NUMBER() OVER (")
+		r.orderKeys(order)
+		w.WriteString(`) AS "` + rowNumberCol + `"`)
+	}
+	if win != nil {
+		w.WriteString(` FROM "` + windowOut(proj) + `" AS "q"`)
+	} else {
+		w.WriteString(" FROM (SELECT ")
+		if !r.project(proj) {
+			return
+		}
+		w.WriteString(`) AS "q"`)
+	}
+	conds := 0
+	if win != nil && !r.periodFilters(win, &conds) {
+		return
+	}
+	if where != nil && !r.metricFilters(where, &conds) {
+		return
+	}
+	r.orderKeys(order)
+	if lim != nil {
+		w.WriteString(r.d.LimitOffset(lim.n, lim.offset))
+	}
+}
+
+// ctes writes WITH and the common table expressions: one per home
+// dataset's group, then, with a window, the window's. false on a problem.
+func (r *renderer) ctes(proj *project, win *window) bool {
+	w := &r.sql
 	w.WriteString("WITH ")
-	for i, g := range c.groups {
+	for i, g := range proj.input.groups {
 		if i > 0 {
 			w.WriteString(", ")
 		}
 		r.ident(g.alias)
 		w.WriteString(" AS (")
 		if !r.aggregate(g) {
-			return
+			return false
 		}
 		w.WriteByte(')')
 	}
-	if win != nil {
-		if !r.windowCTEs(proj, win) {
-			return
-		}
-		r.overCTE(proj, win)
-		if !r.postCTE(proj) {
-			return
-		}
+	if win == nil {
+		return true
 	}
-	w.WriteString(" SELECT ")
+	if !r.windowCTEs(proj, win) {
+		return false
+	}
+	r.overCTE(proj, win)
+	return r.postCTE(proj)
+}
+
+// answerColumns writes the returned columns of "q": the dimensions, then
+// the visible metrics.
+func (r *renderer) answerColumns(proj *project) {
+	w := &r.sql
 	first := true
 	for _, dm := range proj.dims {
 		w.sep(&first)
@@ -117,39 +159,22 @@ func (r *renderer) statement(proj *project, win *window, where *filter, order *s
 		w.WriteString(" AS " + r.d.TypeName("BIGINT") + ") AS ")
 		r.ident(m.name)
 	}
-	if r.numbered {
-		w.WriteString(", ROW_NUMBER() OVER (")
-		r.orderKeys(order)
-		w.WriteString(`) AS "` + rowNumberCol + `"`)
-	}
-	if win != nil {
-		w.WriteString(` FROM "` + windowOut(proj) + `" AS "q"`)
-	} else {
-		w.WriteString(" FROM (SELECT ")
-		if !r.project(proj) {
-			return
+}
+
+// metricFilters writes the filters on metrics, on the answer's values at
+// the query grain (ANDed after conds earlier conditions). false on a
+// problem.
+func (r *renderer) metricFilters(where *filter, conds *int) bool {
+	for _, f := range where.metrics {
+		r.and(conds)
+		pred, err := predicate(r.d, `"q".`+r.d.QuoteIdent(f.metric), f.op, f.val, kindNumber, r.b.now, r.b.loc)
+		if err != nil {
+			r.fail(compiler.CodeBadFilter, at("filters", f.index), err.Error())
+			return false
 		}
-		w.WriteString(`) AS "q"`)
+		r.sql.WriteString(pred)
 	}
-	conds := 0
-	if win != nil && !r.periodFilters(win, &conds) {
-		return
-	}
-	if where != nil {
-		for _, f := range where.metrics {
-			r.and(&conds)
-			pred, err := predicate(r.d, `"q".`+r.d.QuoteIdent(f.metric), f.op, f.val, kindNumber, r.b.now, r.b.loc)
-			if err != nil {
-				r.fail(compiler.CodeBadFilter, at("filters", f.index), err.Error())
-				return
-			}
-			w.WriteString(pred)
-		}
-	}
-	r.orderKeys(order)
-	if lim != nil {
-		w.WriteString(r.d.LimitOffset(lim.n, lim.offset))
-	}
+	return true
 }
 
 // orderKeys writes ORDER BY and the sort's keys; nothing without a sort.

@@ -41,9 +41,40 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 	// "w": one row per (period, group of the other dimensions).
 	w.WriteString(`, "w" AS (SELECT `)
 	first := true
+	others := r.windowGroupColumns(proj, win, tcol, &first)
+	tm := proj.dims[win.time]
+	var joins windowJoins
+	for _, m := range proj.metrics {
+		if m.mp.post != nil || m.mp.over != "" {
+			continue // computed from the windowed columns ("w2", "v")
+		}
+		w.sep(&first)
+		w.WriteString(r.windowColumn(m, win, tm, others, &joins))
+		w.WriteString(" AS ")
+		r.ident(m.name)
+	}
+	r.windowFrom(win, tm, tcol, fineTime, others, joins)
+	w.WriteByte(')')
+	return true
+}
+
+// windowJoins are the extra inputs of "w" its metric columns read, each
+// joined on the period and the group: the year-ago rows of "b" (aliases
+// "y0", "y1", ... by metric order) and the sums of finer periods of "f"
+// (aliases "f0", "f1", ..., one per metric).
+type windowJoins struct {
+	yearAgo []string
+	fines   []*selMetric
+}
+
+// windowGroupColumns writes the dimension columns of "w": the spine's
+// period as the time dimension, the others from the groups "p". It
+// returns the others' quoted names.
+func (r *renderer) windowGroupColumns(proj *project, win *window, tcol string, first *bool) []string {
+	w := &r.sql
 	var others []string
 	for i, dm := range proj.dims {
-		w.sep(&first)
+		w.sep(first)
 		if i == win.time {
 			w.WriteString(`"s"."t" AS `)
 			w.WriteString(tcol)
@@ -53,59 +84,61 @@ func (r *renderer) windowCTEs(proj *project, win *window) bool {
 		others = append(others, c)
 		w.WriteString(`"p".` + c + " AS " + c)
 	}
-	tm := proj.dims[win.time]
-	var yearAgo []string   // aliases of the year-ago joins, by metric order
-	var fines []*selMetric // metrics summed from finer periods, by alias
-	for _, m := range proj.metrics {
-		if m.mp.post != nil || m.mp.over != "" {
-			continue // computed from the windowed columns ("w2", "v")
+	return others
+}
+
+// windowColumn is the value of metric m in "w": its per-period value (0
+// for a count-like metric's empty period), compared with a year ago, summed
+// from finer periods or windowed along time as its frame says; joins
+// records the year-ago and fine inputs it reads.
+func (r *renderer) windowColumn(m *selMetric, win *window, tm *dim, others []string, joins *windowJoins) string {
+	v := `"b".` + r.identString(m.name)
+	if m.mp.countLike {
+		v = "COALESCE(" + v + ", 0)"
+	}
+	fr, typed := win.frames[m.name]
+	switch {
+	case typed && fr.yearAgo:
+		alias := `"y` + strconv.Itoa(len(joins.yearAgo)) + `"`
+		joins.yearAgo = append(joins.yearAgo, alias)
+		prev := alias + "." + r.identString(m.name)
+		if m.mp.countLike {
+			// 0 within the spine, NULL before its first period, as LAG.
+			prev = "CASE WHEN " + r.yearBack(tm, `"s"."t"`) + ` >= (SELECT MIN("t") FROM "s") THEN COALESCE(` + prev + ", 0) END"
 		}
-		w.sep(&first)
-		v := `"b".` + r.identString(m.name)
+		v = compared(r, v, prev, fr.output)
+	case typed && fr.fine != "":
+		v = `"f` + strconv.Itoa(len(joins.fines)) + `".` + r.identString(m.name)
 		if m.mp.countLike {
 			v = "COALESCE(" + v + ", 0)"
 		}
-		fr, typed := win.frames[m.name]
-		switch {
-		case typed && fr.yearAgo:
-			alias := `"y` + strconv.Itoa(len(yearAgo)) + `"`
-			yearAgo = append(yearAgo, alias)
-			prev := alias + "." + r.identString(m.name)
-			if m.mp.countLike {
-				// 0 within the spine, NULL before its first period, as LAG.
-				prev = "CASE WHEN " + r.yearBack(tm, `"s"."t"`) + ` >= (SELECT MIN("t") FROM "s") THEN COALESCE(` + prev + ", 0) END"
-			}
-			v = compared(r, v, prev, fr.output)
-		case typed && fr.fine != "":
-			v = `"f` + strconv.Itoa(len(fines)) + `".` + r.identString(m.name)
-			if m.mp.countLike {
-				v = "COALESCE(" + v + ", 0)"
-			}
-			fines = append(fines, m)
-		case typed:
-			v = r.windowed(v, fr, `"p"`, others, `"s"."t"`)
-		}
-		w.WriteString(v)
-		w.WriteString(" AS ")
-		r.ident(m.name)
+		joins.fines = append(joins.fines, m)
+	case typed:
+		v = r.windowed(v, fr, `"p"`, others, `"s"."t"`)
 	}
+	return v
+}
+
+// windowFrom writes the FROM of "w": the spine, crossed with the groups of
+// the other dimensions, left-joined to "b" on the period and the group,
+// then the year-ago and fine inputs the columns read.
+func (r *renderer) windowFrom(win *window, tm *dim, tcol, fineTime string, others []string, joins windowJoins) {
+	w := &r.sql
 	w.WriteString(` FROM "s"`)
 	if len(others) > 0 {
 		w.WriteString(` CROSS JOIN (SELECT DISTINCT ` + strings.Join(others, ", ") + ` FROM "b") AS "p"`)
 	}
 	w.WriteString(` LEFT JOIN "b" ON "b".` + tcol + ` = "s"."t"`)
 	r.groupMatch(`"b"`, `"p"`, others)
-	for _, alias := range yearAgo {
+	for _, alias := range joins.yearAgo {
 		w.WriteString(` LEFT JOIN "b" AS ` + alias + " ON " + alias + "." + tcol + " = " + r.yearBack(tm, `"s"."t"`))
 		r.groupMatch(alias, `"p"`, others)
 	}
-	for i, m := range fines {
+	for i, m := range joins.fines {
 		alias := `"f` + strconv.Itoa(i) + `"`
 		w.WriteString(" LEFT JOIN " + r.fineSum(m, win.frames[m.name], tm, fineTime, others) + " AS " + alias + " ON " + alias + `."t" = "s"."t"`)
 		r.groupMatch(alias, `"p"`, others)
 	}
-	w.WriteByte(')')
-	return true
 }
 
 // fineCTE writes, when a rolling window is not a whole number of query

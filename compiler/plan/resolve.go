@@ -337,18 +337,8 @@ func (s *resolver) resolveMetric(path where, name string) *metricPlan {
 // resolveDim parses `dataset.field`, `dataset.field.grain` or a Dimension
 // object into a dim.
 func (s *resolver) resolveDim(path where, dd Dimension) *dim {
-	pr, pol := s.b.pr, s.b.pol
-	name, grain := unquoteMember(dd.Field), dd.Grain
-	if _, ok := pr.fieldSQL[name]; !ok && grain == "" {
-		if i := strings.LastIndexByte(name, '.'); i > 0 {
-			// `dataset.field.grain`; a misspelt grain after a field
-			// (`orders.date.months`) is a grain problem with a suggestion,
-			// not an unknown dimension.
-			if _, ok := pr.fieldSQL[name[:i]]; ok && (isGrain(name[i+1:]) || grainSuggestion(name[i+1:]) != "") {
-				name, grain = name[:i], name[i+1:]
-			}
-		}
-	}
+	pol := s.b.pol
+	name, grain := s.splitGrain(unquoteMember(dd.Field), dd.Grain)
 	i := strings.IndexByte(name, '.')
 	var f *compiler.ArtifactField
 	if i > 0 {
@@ -359,21 +349,7 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 		}
 	}
 	if f == nil || !pol.field(name) {
-		msg := fmt.Sprintf("unknown dimension %q; dimensions are written dataset.field", dd.Field)
-		// A grain suffix (`dataset.feild.month`) is not part of the typo:
-		// compare the field alone and suggest it with the grain.
-		probe, suffix := name, ""
-		if j := strings.LastIndexByte(name, '.'); grain == "" && j > 0 {
-			if g := strings.ToLower(name[j+1:]); isGrain(g) {
-				probe, suffix = name[:j], name[j:]
-			} else if dm := grainSuggestion(g); dm != "" && strings.Count(name, ".") > 1 {
-				probe, suffix = name[:j], "."+dm
-			}
-		}
-		if dm := compiler.DidYouMean(probe, s.fieldNames()); dm != "" {
-			msg += fmt.Sprintf("; did you mean %q?", dm+suffix)
-		}
-		s.fail(compiler.CodeUnknownMember, path.String(), msg)
+		s.fail(compiler.CodeUnknownMember, path.String(), s.unknownDim(dd.Field, name, grain))
 		return nil
 	}
 	out := &dim{ds: name[:i], field: f.Name, f: f, name: name, via: dd.Via}
@@ -389,36 +365,7 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 		out.mask = &m
 		out.f = maskedField(f)
 	}
-	if grain != "" {
-		g := strings.ToLower(grain)
-		if !isGrain(g) {
-			msg := fmt.Sprintf("unknown time grain %q; use one of hour, day, week, month, quarter, year", grain)
-			if dm := grainSuggestion(grain); dm != "" {
-				msg += fmt.Sprintf("; did you mean %q?", dm)
-			}
-			s.fail(compiler.CodeBadGrain, path.String()+".grain", msg)
-			return nil
-		}
-		if !out.f.IsTime {
-			s.fail(compiler.CodeBadGrain, path.String()+".grain", fmt.Sprintf("%s is not a time dimension; a grain applies to time dimensions only", name))
-			return nil
-		}
-		out.grain = dialect.Grain(g)
-		out.name = name + "." + g
-		// A week_start the grain would not read is refused, "monday"
-		// included: a request field either shapes the answer or is an error.
-		switch ws := strings.ToLower(dd.WeekStart); {
-		case ws != "" && ws != "monday" && ws != "sunday":
-			s.fail(compiler.CodeBadGrain, path.String()+".week_start", fmt.Sprintf("week_start %q: use monday (ISO, default) or sunday", dd.WeekStart))
-			return nil
-		case ws != "" && out.grain != dialect.Week:
-			s.fail(compiler.CodeBadGrain, path.String()+".week_start", fmt.Sprintf("week_start applies to the week grain only; this dimension is by %s", out.grain))
-			return nil
-		case ws == "sunday":
-			out.weekStart = "sunday"
-		}
-	} else if dd.WeekStart != "" {
-		s.fail(compiler.CodeBadGrain, path.String()+".week_start", "week_start needs grain week")
+	if !s.applyGrain(path, dd, grain, out) {
 		return nil
 	}
 	if dd.Via != "" {
@@ -427,6 +374,84 @@ func (s *resolver) resolveDim(path where, dd Dimension) *dim {
 		out.name += "@" + dd.Via
 	}
 	return out
+}
+
+// splitGrain reads `dataset.field.grain` as the field and its grain when no
+// grain is given apart and the whole name is no field. A misspelt grain
+// after a field (`orders.date.months`) is split off too, so that it is a
+// grain problem with a suggestion, not an unknown dimension.
+func (s *resolver) splitGrain(name, grain string) (string, string) {
+	pr := s.b.pr
+	if _, ok := pr.fieldSQL[name]; !ok && grain == "" {
+		if i := strings.LastIndexByte(name, '.'); i > 0 {
+			if _, ok := pr.fieldSQL[name[:i]]; ok && (isGrain(name[i+1:]) || grainSuggestion(name[i+1:]) != "") {
+				return name[:i], name[i+1:]
+			}
+		}
+	}
+	return name, grain
+}
+
+// unknownDim is the message for a dimension that names no readable field
+// (field as asked, name after splitGrain), with a suggestion. A grain
+// suffix (`dataset.feild.month`) is not part of the typo: the field alone
+// is compared and suggested with the grain.
+func (s *resolver) unknownDim(field, name, grain string) string {
+	msg := fmt.Sprintf("unknown dimension %q; dimensions are written dataset.field", field)
+	probe, suffix := name, ""
+	if j := strings.LastIndexByte(name, '.'); grain == "" && j > 0 {
+		if g := strings.ToLower(name[j+1:]); isGrain(g) {
+			probe, suffix = name[:j], name[j:]
+		} else if dm := grainSuggestion(g); dm != "" && strings.Count(name, ".") > 1 {
+			probe, suffix = name[:j], "."+dm
+		}
+	}
+	if dm := compiler.DidYouMean(probe, s.fieldNames()); dm != "" {
+		msg += fmt.Sprintf("; did you mean %q?", dm+suffix)
+	}
+	return msg
+}
+
+// applyGrain sets out's grain and week start from the request (grain as
+// split by splitGrain), failing with CodeBadGrain at the request field
+// that is wrong: an unknown grain, a grain on a field that is no time, a
+// week_start the grain would not read. false when it failed.
+func (s *resolver) applyGrain(path where, dd Dimension, grain string, out *dim) bool {
+	if grain == "" {
+		if dd.WeekStart != "" {
+			s.fail(compiler.CodeBadGrain, path.String()+".week_start", "week_start needs grain week")
+			return false
+		}
+		return true
+	}
+	g := strings.ToLower(grain)
+	if !isGrain(g) {
+		msg := fmt.Sprintf("unknown time grain %q; use one of hour, day, week, month, quarter, year", grain)
+		if dm := grainSuggestion(grain); dm != "" {
+			msg += fmt.Sprintf("; did you mean %q?", dm)
+		}
+		s.fail(compiler.CodeBadGrain, path.String()+".grain", msg)
+		return false
+	}
+	if !out.f.IsTime {
+		s.fail(compiler.CodeBadGrain, path.String()+".grain", fmt.Sprintf("%s is not a time dimension; a grain applies to time dimensions only", out.name))
+		return false
+	}
+	out.grain = dialect.Grain(g)
+	out.name += "." + g
+	// A week_start the grain would not read is refused, "monday"
+	// included: a request field either shapes the answer or is an error.
+	switch ws := strings.ToLower(dd.WeekStart); {
+	case ws != "" && ws != "monday" && ws != "sunday":
+		s.fail(compiler.CodeBadGrain, path.String()+".week_start", fmt.Sprintf("week_start %q: use monday (ISO, default) or sunday", dd.WeekStart))
+		return false
+	case ws != "" && out.grain != dialect.Week:
+		s.fail(compiler.CodeBadGrain, path.String()+".week_start", fmt.Sprintf("week_start applies to the week grain only; this dimension is by %s", out.grain))
+		return false
+	case ws == "sunday":
+		out.weekStart = "sunday"
+	}
+	return true
 }
 
 // metricNames and fieldNames are the did-you-mean candidates: readable

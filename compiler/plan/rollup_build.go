@@ -96,6 +96,10 @@ func addGrain(t time.Time, g string, n int) time.Time {
 	return t.AddDate(0, 0, n)
 }
 
+// buildRollup plans the statement that computes rollup name on d: its
+// dimension columns as a query of the model, its aggregate columns as the
+// partial measures of its metrics; with from set, only the periods in
+// [from, to) and the predicate that deletes them first.
 func buildRollup(art *compiler.Artifact, name string, d dialect.Dialect, from, to time.Time) (*RollupBuild, compiler.Problems) {
 	r := art.Rollup(name)
 	if r == nil {
@@ -106,28 +110,9 @@ func buildRollup(art *compiler.Artifact, name string, d dialect.Dialect, from, t
 		return nil, compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: err.Error()}}
 	}
 	out := &RollupBuild{Name: r.Name, Table: r.Table}
-	q := &Query{}
-	timeCol := ""
-	for _, c := range r.Columns {
-		if c.Aggregate == nil {
-			q.Dimensions = append(q.Dimensions, Dimension{Field: c.Member, Grain: c.Grain})
-			if c.Grain != "" {
-				timeCol = c.Name
-			}
-		}
-	}
+	q, timeCol := rollupDimensions(r)
 	if !from.IsZero() {
-		v := func(t time.Time) string {
-			if r.Time.Grain == "hour" {
-				return t.Format("2006-01-02 15:04:05")
-			}
-			return t.Format("2006-01-02")
-		}
-		q.Filters = []Filter{{Field: r.Time.Field, Grain: r.Time.Grain, Op: "gte", Value: v(from)}, {Field: r.Time.Field, Grain: r.Time.Grain, Op: "lt", Value: v(to)}}
-		out.From, out.To = from, to
-		lo, _ := timeLiteral(d, v(from), time.UTC) // formatted above: always a date or timestamp
-		hi, _ := timeLiteral(d, v(to), time.UTC)
-		out.Delete = d.QuoteIdent(timeCol) + " >= " + lo + " AND " + d.QuoteIdent(timeCol) + " < " + hi
+		q.Filters = rollupPeriods(d, r, timeCol, from, to, out)
 	}
 	if r.PartitionGrain != "" {
 		out.PartitionColumn = timeCol
@@ -146,36 +131,80 @@ func buildRollup(art *compiler.Artifact, name string, d dialect.Dialect, from, t
 	if len(probs) > 0 {
 		return nil, probs
 	}
-	b.metrics = nil
 	for i, dm := range b.dims {
 		dm.name = r.Columns[i].Name
 	}
 	b.order = nil
-	for _, c := range r.Columns {
-		if c.Aggregate == nil {
-			continue
-		}
-		m := art.Metric(c.Metric)
-		f, ok := aggregateCall(c.Aggregate.Node)
-		if m == nil || !ok {
-			return nil, compiler.Problems{{Code: compiler.CodeUnknownReference, Severity: compiler.SeverityError, Path: "rollups." + name, Message: fmt.Sprintf("rollup %s: column %s is no aggregate of a metric of the model", name, c.Name)}}
-		}
-		ms, err := p.measureOf(pr, m, f)
-		if err != nil {
-			return nil, compiler.Problems{{Code: compiler.CodeDisconnected, Severity: compiler.SeverityError, Path: "rollups." + name, Message: err.Error()}}
-		}
-		dt := ossie.Datatype("")
-		if ms.countLike {
-			dt = ossie.TypeInteger
-		}
-		b.metrics = append(b.metrics, &selMetric{name: c.Name, visible: true, mp: &metricPlan{
-			combiner: expr.Ref{Qualifier: measureQualifier, Name: ms.key}, measures: []*measure{ms}, countLike: ms.countLike, datatype: dt}})
+	if b.metrics, probs = p.rollupPartials(pr, r); len(probs) > 0 {
+		return nil, probs
 	}
 	_, sql, probs := p.buildRender(pr, b)
 	if len(probs) > 0 {
 		return nil, probs
 	}
 	out.SQL, out.Columns = sql, b.columns()
+	return out, nil
+}
+
+// rollupDimensions is the query of r's dimension columns, in column order,
+// and the name of its time column ("" without one).
+func rollupDimensions(r *compiler.ArtifactRollup) (*Query, string) {
+	q := &Query{}
+	timeCol := ""
+	for _, c := range r.Columns {
+		if c.Aggregate == nil {
+			q.Dimensions = append(q.Dimensions, Dimension{Field: c.Member, Grain: c.Grain})
+			if c.Grain != "" {
+				timeCol = c.Name
+			}
+		}
+	}
+	return q, timeCol
+}
+
+// rollupPeriods are the filters that restrict a build to the periods in
+// [from, to) of r's time, and sets out's range and the predicate on
+// timeCol that deletes those periods from the table before they are
+// inserted again.
+func rollupPeriods(d dialect.Dialect, r *compiler.ArtifactRollup, timeCol string, from, to time.Time, out *RollupBuild) []Filter {
+	v := func(t time.Time) string {
+		if r.Time.Grain == "hour" {
+			return t.Format("2006-01-02 15:04:05")
+		}
+		return t.Format("2006-01-02")
+	}
+	out.From, out.To = from, to
+	lo, _ := timeLiteral(d, v(from), time.UTC) // formatted above: always a date or timestamp
+	hi, _ := timeLiteral(d, v(to), time.UTC)
+	out.Delete = d.QuoteIdent(timeCol) + " >= " + lo + " AND " + d.QuoteIdent(timeCol) + " < " + hi
+	return []Filter{{Field: r.Time.Field, Grain: r.Time.Grain, Op: "gte", Value: v(from)}, {Field: r.Time.Field, Grain: r.Time.Grain, Op: "lt", Value: v(to)}}
+}
+
+// rollupPartials are r's aggregate columns as metrics of the build: each
+// the partial measure of its metric (a count-like one an Integer), so the
+// table holds what re-aggregation combines.
+func (p *Planner) rollupPartials(pr *prepared, r *compiler.ArtifactRollup) ([]*selMetric, compiler.Problems) {
+	var out []*selMetric
+	for _, c := range r.Columns {
+		if c.Aggregate == nil {
+			continue
+		}
+		m := p.art.Metric(c.Metric)
+		f, ok := aggregateCall(c.Aggregate.Node)
+		if m == nil || !ok {
+			return nil, compiler.Problems{{Code: compiler.CodeUnknownReference, Severity: compiler.SeverityError, Path: "rollups." + r.Name, Message: fmt.Sprintf("rollup %s: column %s is no aggregate of a metric of the model", r.Name, c.Name)}}
+		}
+		ms, err := p.measureOf(pr, m, f)
+		if err != nil {
+			return nil, compiler.Problems{{Code: compiler.CodeDisconnected, Severity: compiler.SeverityError, Path: "rollups." + r.Name, Message: err.Error()}}
+		}
+		dt := ossie.Datatype("")
+		if ms.countLike {
+			dt = ossie.TypeInteger
+		}
+		out = append(out, &selMetric{name: c.Name, visible: true, mp: &metricPlan{
+			combiner: expr.Ref{Qualifier: measureQualifier, Name: ms.key}, measures: []*measure{ms}, countLike: ms.countLike, datatype: dt}})
+	}
 	return out, nil
 }
 
