@@ -214,7 +214,7 @@ func migrateData(name string, data []byte, to string) *migration {
 		// before is for the author to fix first.
 		in, probs := readOssieInput(m.out)
 		if in != nil {
-			_, probs = compiler.Parse(in.doc)
+			_, probs = in.parseDoc()
 			probs = in.remap(probs)
 		}
 		for _, p := range probs.Errors() {
