@@ -99,3 +99,62 @@ func (n Node) JSON() ([]byte, error) {
 func (n Node) Positions() map[string]Position {
 	return collectPositions(n.n)
 }
+
+// Items are the values of the sequence n, in order; nil for anything else.
+func (n Node) Items() []Node {
+	if n.n == nil || n.n.kind != kindSeq {
+		return nil
+	}
+	out := make([]Node, len(n.n.seq))
+	for i, c := range n.n.seq {
+		out[i] = Node{c}
+	}
+	return out
+}
+
+// Keys are the keys of the mapping n in the order written (duplicates
+// removed); nil for anything else.
+func (n Node) Keys() []string {
+	if !n.IsMapping() {
+		return nil
+	}
+	out := make([]string, len(n.n.keys))
+	for i, e := range n.n.keys {
+		out[i] = e.key
+	}
+	return out
+}
+
+// Scalar is a scalar's text: the value of a string, the text as written
+// of a number or boolean (`1.0`, `yes`), "null" for a null; false for a
+// collection or the zero Node.
+func (n Node) Scalar() (string, bool) {
+	if n.n == nil || n.n.kind == kindSeq || n.n.kind == kindMap {
+		return "", false
+	}
+	return n.n.str, true
+}
+
+// With is the mapping n with the value of key replaced by v, at the same
+// place; n itself when it is not a mapping or has no such key. n is not
+// changed.
+func (n Node) With(key string, v Node) Node {
+	if !n.IsMapping() || v.n == nil {
+		return n
+	}
+	c := *n.n
+	c.keys = append([]yentry(nil), n.n.keys...)
+	for i := range c.keys {
+		if c.keys[i].key == key {
+			c.keys[i].val = v.n
+			return Node{&c}
+		}
+	}
+	return n
+}
+
+// WithText is the string s where n is written (a caller that edits the
+// file's text builds the edited tree with it and With).
+func (n Node) WithText(s string) Node {
+	return Node{&ynode{kind: kindString, pos: n.Pos(), str: s, size: 1}}
+}

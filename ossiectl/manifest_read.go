@@ -59,11 +59,20 @@ func readOssieInput(data []byte) (*ossieInput, compiler.Problems) {
 		return &ossieInput{doc: data}, nil
 	}
 	root, readProbs := compiler.ReadNode(data)
+	if in, probs := fromTree(root, readProbs); in != nil || probs != nil {
+		return in, probs
+	}
+	return &ossieInput{doc: data}, nil
+}
+
+// fromTree is readOssieInput of a file already read (compiler.ReadNode):
+// nil and no problems when it is not a SemanticModel manifest.
+func fromTree(root compiler.Node, readProbs compiler.Problems) (*ossieInput, compiler.Problems) {
 	kindNode, _, _ := root.Get("kind")
 	kind, _ := kindNode.Text()
 	apiNode, _, hasAPI := root.Get("apiVersion")
 	if kind != "SemanticModel" || !hasAPI {
-		return &ossieInput{doc: data}, nil
+		return nil, nil
 	}
 	bad := func(path string, pos compiler.Position, msg string) (*ossieInput, compiler.Problems) {
 		return nil, compiler.Problems{{Code: compiler.CodeSyntax, Severity: compiler.SeverityError, Path: path, Line: pos.Line, Column: pos.Column, Message: msg}}
@@ -177,11 +186,14 @@ func nonDocumentSpecKeys() []string {
 // remap moves problems found in the document to where they are in the
 // file: for a manifest, paths gain the `spec.` prefix and line:column
 // point into the manifest (the nearest enclosing key that exists there).
+// probs is changed and returned.
 func (in *ossieInput) remap(probs compiler.Problems) compiler.Problems {
 	if in == nil || in.manifest == nil {
 		return probs
 	}
-	out := make(compiler.Problems, len(probs))
+	// In place: every caller replaces its problems by the result, and a
+	// document at the limits can have 100,000 of them.
+	out := probs
 	for i, p := range probs {
 		if in.tree.Exists() && p.Code == compiler.CodeDuplicateKey && p.Line > 0 {
 			// The reader's finding in the spec as read: at the second
