@@ -292,10 +292,19 @@ func migrateTree(data []byte, manifest bool, e treeEdits, to string) ([]byte, er
 		return nil, fmt.Errorf("internal: the document read once is not a mapping as a tree")
 	}
 	for _, s := range e.sources {
-		models := asSequence(mapValue(doc, "semantic_model"))
-		datasets := asSequence(mapValue(asMapping(models.Values[s.model]), "datasets"))
-		src := mapGet(asMapping(datasets.Values[s.dataset]), "source")
-		if err := replaceValue(src, quoted(s.object)); err != nil {
+		// The tree holds what the reader found unless the text reaches it
+		// through an alias or a merge key, which the reader expands.
+		var src *ast.MappingValueNode
+		if models := asSequence(mapValue(doc, "semantic_model")); models != nil && s.model < len(models.Values) {
+			if datasets := asSequence(mapValue(asMapping(models.Values[s.model]), "datasets")); datasets != nil && s.dataset < len(datasets.Values) {
+				src = mapGet(asMapping(datasets.Values[s.dataset]), "source")
+			}
+		}
+		err := fmt.Errorf("written through an alias or merge key")
+		if src != nil {
+			err = replaceValue(src, quoted(s.object))
+		}
+		if err != nil {
 			return nil, fmt.Errorf("semantic_model[%d].datasets[%d].source: %w; set `source:` to the table name by hand", s.model, s.dataset, err)
 		}
 	}
