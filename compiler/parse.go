@@ -44,6 +44,12 @@ import (
 // supported. Callers must check Problems.HasErrors before using Doc.
 func Parse(data []byte) (*Parsed, Problems) {
 	root, probs := readYAML(data)
+	return parseRoot(root, probs)
+}
+
+// parseRoot is Parse of a document already read (ParseNode passes a value
+// inside a larger file), with the problems found reading it.
+func parseRoot(root *ynode, probs Problems) (*Parsed, Problems) {
 	parsed := &Parsed{Positions: collectPositions(root)}
 	if root == nil && len(probs) > 0 {
 		probs.Sort()

@@ -78,9 +78,10 @@ func BenchmarkValidateAdversarial(b *testing.B) {
 	}
 }
 
-// BenchmarkMigrateAdversarial: `ossiectl migrate`'s reading and editing
-// (goccy/go-yaml, comments kept) over each document at the limits, plain
-// and as a manifest. Budget (issue 25): under 1 s and 100 MB each.
+// BenchmarkMigrateAdversarial: `ossiectl migrate`'s reading, editing of
+// `version` (on the text) and check of the result over each document at
+// the limits, plain and as a manifest. Budget (issue 25): under 1 s and
+// 100 MB each.
 func BenchmarkMigrateAdversarial(b *testing.B) {
 	for _, s := range prescantest.AtLimits(compiler.DocumentLimits) {
 		// At 0.1.1, so that migrate edits it and reads the result back.
@@ -128,6 +129,26 @@ func FuzzReadOssieInput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if in, _ := readOssieInput(data); in != nil {
 			in.parse()
+		}
+	})
+}
+
+// FuzzMigrateData: migrate's reading and editing never panic, starting
+// from every adversarial shape and from sources it rewrites written
+// through an anchor, an alias and a merge key (the reader expands them,
+// the editing tree does not).
+func FuzzMigrateData(f *testing.F) {
+	for _, s := range prescantest.Seeds() {
+		f.Add(s)
+	}
+	f.Add([]byte("version: \"0.2.0.dev0\"\nx: &s {kind: table, object: t}\nsemantic_model:\n  - name: m\n    datasets:\n      - name: d\n        source: *s\n"))
+	f.Add([]byte("version: \"0.2.0.dev0\"\nds: &d {name: d, source: {kind: table, object: t}}\nsemantic_model:\n  - name: m\n    datasets: [{<<: *d}]\n"))
+	f.Add([]byte("dialects: [ANSI_SQL]\nsemantic_model: []\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, to := range []string{"0.1.1", "0.2.0.dev0"} {
+			if m := migrateData("f.yaml", data, to); m.changed && len(m.out) == 0 {
+				t.Errorf("to %s: changed with no output", to)
+			}
 		}
 	})
 }

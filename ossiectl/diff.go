@@ -147,7 +147,7 @@ func (e *env) readForDiff(arg string) (*diffInput, error) {
 	in, probs := readOssieInput(data)
 	if in != nil {
 		var parsed *compiler.Parsed
-		parsed, probs = compiler.Parse(in.doc)
+		parsed, probs = in.parseDoc()
 		probs = in.remap(probs)
 		if hasCode(probs, compiler.CodeUnsupportedVersion) {
 			// An old version is compared as `ossiectl migrate` would
@@ -155,7 +155,7 @@ func (e *env) readForDiff(arg string) (*diffInput, error) {
 			latest := ossie.SupportedVersions[len(ossie.SupportedVersions)-1]
 			if m := migrateData(displayName(arg), data, latest); m.err == nil && len(m.human) == 0 && m.changed {
 				if in2, _ := readOssieInput(m.out); in2 != nil {
-					if p2, probs2 := compiler.Parse(in2.doc); !probs2.HasErrors() {
+					if p2, probs2 := in2.parseDoc(); !probs2.HasErrors() {
 						from := m.from
 						if from == "" {
 							from = "no version"

@@ -109,7 +109,7 @@ func (e *env) enrich(cmd *cobra.Command, name string, o enrichOptions, token str
 	in, probs := readOssieInput(data)
 	var parsed *compiler.Parsed
 	if in != nil {
-		parsed, probs = compiler.Parse(in.doc)
+		parsed, probs = in.parseDoc()
 		probs = in.remap(probs)
 	}
 	if probs.HasErrors() {
@@ -188,7 +188,7 @@ func (e *env) enrich(cmd *cobra.Command, name string, o enrichOptions, token str
 	// The edit must leave a document that still reads, exactly as before.
 	if check, _ := readOssieInput(out); check == nil {
 		return failf("internal: the enriched file no longer reads; nothing was written")
-	} else if _, p := compiler.Parse(check.doc); p.HasErrors() {
+	} else if _, p := check.parseDoc(); p.HasErrors() {
 		return failf("internal: the enriched file no longer reads (%v); nothing was written", p.Errors()[0])
 	}
 	switch {

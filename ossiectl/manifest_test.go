@@ -80,6 +80,27 @@ func TestValidateManifestProblems(t *testing.T) {
 	}
 }
 
+// A key given twice in a manifest's spec is the document's problem, at
+// the second key, and the rest of the spec is still read (before, the
+// manifest was then read as a plain document: OSS1006 for a missing
+// version at 1:1).
+func TestValidateManifestDuplicateKey(t *testing.T) {
+	p := writeTemp(t, "dup.sm.yaml", "apiVersion: ossie.dev/v1alpha1\nkind: SemanticModel\nmetadata: {name: m}\nspec:\n"+
+		"  version: \"0.2.0.dev0\"\n  semantic_model:\n    - name: a\n      name: b\n      datasets: 3\n")
+	code, out, _ := run(t, "", "validate", p)
+	for _, want := range []string{
+		"dup.sm.yaml:8:7: spec.semantic_model[0].name: error OSS1004: ",
+		"dup.sm.yaml:9:7: spec.semantic_model[0].datasets: error OSS1003: ",
+	} {
+		if code != ExitProblems || !strings.Contains(out, want) {
+			t.Errorf("exit %d, want %q in\n%s", code, want, out)
+		}
+	}
+	if strings.Contains(out, "OSS1006") {
+		t.Errorf("the spec's version was not read:\n%s", out)
+	}
+}
+
 func TestManifestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	badGov := writeTemp(t, "gov.yaml", "roles:\n  - name: a\n    colour: red\n")

@@ -140,33 +140,42 @@ func migrateFile(name, to string) *migration {
 
 // migrateData computes the migration of data (the content of the file
 // name) to version to; diff uses it to compare old documents in memory.
+// The file is read once with the compiler's reader, which finds what to
+// change and where; a change of `version` alone is then made on the text
+// (every other byte stays as written) and only other changes go through
+// a comment-keeping tree (goccy/go-yaml), which costs about ten times as
+// much (issue 25: 300 MB for a document at the limits).
 func migrateData(name string, data []byte, to string) *migration {
 	m := &migration{file: name}
 	if p := compiler.CheckDocument(data); p != nil {
 		m.err = fmt.Errorf("%d:%d: %s %s; run `ossiectl validate %s` for details", p.Line, p.Column, p.Code, p.Message, name)
 		return m
 	}
-	f, err := parser.ParseBytes(data, parser.ParseComments)
-	if err != nil {
-		m.err = fmt.Errorf("not readable YAML/JSON; run `ossiectl validate %s` for details", name)
-		return m
+	root, readProbs := compiler.ReadNode(data)
+	for _, p := range readProbs.Errors() {
+		// A key given twice is left to the check after migration, which
+		// names it; anything else leaves no document to migrate.
+		if p.Code != compiler.CodeDuplicateKey {
+			m.err = fmt.Errorf("%d:%d: %s; run `ossiectl validate %s` for details", p.Line, p.Column, p.Message, name)
+			return m
+		}
 	}
-	if len(f.Docs) != 1 {
-		m.err = fmt.Errorf("holds %d YAML documents; migrate reads one document per file", len(f.Docs))
-		return m
-	}
-	root := asMapping(f.Docs[0].Body)
 	doc, prefix := root, ""
-	if kind, _ := scalarString(mapValue(root, "kind")); kind == "SemanticModel" {
-		doc, prefix = asMapping(mapValue(root, "spec")), "spec."
+	if kind, _, _ := root.Get("kind"); textOf(kind) == "SemanticModel" {
+		doc, _, _ = root.Get("spec")
+		prefix = "spec."
 	}
-	if doc == nil {
+	if !doc.IsMapping() {
 		m.err = fmt.Errorf("not an Ossie document (a mapping with version and semantic_model) or a SemanticModel manifest")
 		return m
 	}
-	entry := mapGet(doc, "version")
-	if entry != nil {
-		m.from = entry.Value.GetToken().Value
+	version, _, hasVersion := doc.Get("version")
+	if !version.IsNull() {
+		var ok bool
+		if m.from, ok = version.Scalar(); !ok {
+			j, _ := version.JSON()
+			m.from = string(j)
+		}
 	}
 	if m.from == to {
 		m.out = data
@@ -176,128 +185,193 @@ func migrateData(name string, data []byte, to string) *migration {
 		m.human = append(m.human, fmt.Sprintf("%sversion: %q is not a version migrate knows (%s, and \"1.0\" or none for pre-release documents)", prefix, m.from, strings.Join(ossie.SupportedVersions, ", ")))
 		return m
 	}
-	edited := false // the tree changed beyond `version`
+	var e treeEdits
 	if to == ossie.Version011 {
-		var human []string
-		human, m.notes, edited = downgradeTo011(doc, prefix)
-		m.human = append(m.human, human...)
-	} else if dropTopLists(doc) {
+		m.notes, e.sources = downgradeTo011(doc, prefix)
+	} else if slices.ContainsFunc(doc.Keys(), isTopList) {
 		// 0.1.1's top-level `dialects` and `vendors` lists carry no meaning
 		// and later versions do not have them.
-		edited = true
+		e.dropLists = true
 		m.notes = append(m.notes, prefix+"dialects, "+prefix+"vendors: removed (0.1.1-only enumeration lists)")
 	}
-	// A change of `version` alone is made on the text, so every other
-	// byte (comment spacing included) stays as written; anything more is
-	// printed from the edited tree.
 	var ok bool
-	if !edited {
-		m.out, ok = versionTextEdit(data, entry, doc, to)
+	if len(e.sources) == 0 && !e.dropLists {
+		m.out, ok = versionTextEdit(data, version, hasVersion, doc, to)
 	}
 	if !ok {
-		if entry != nil {
-			err = replaceValue(entry, quoted(to))
+		var err error
+		if m.out, err = migrateTree(data, prefix != "", e, to); err != nil {
+			m.err = err
+			return m
+		}
+	}
+	// Never write a document that no longer reads: a mechanical change
+	// must keep it parseable, and a problem that was there before is for
+	// the author to fix first. A version changed in place is checked on
+	// the tree already read, with the new version (the lines are the
+	// same); anything else is read again.
+	var in *ossieInput
+	var probs compiler.Problems
+	if ok && hasVersion {
+		edited := doc.With("version", version.WithText(to))
+		if prefix != "" {
+			in, probs = fromTree(root.With("spec", edited), readProbs)
 		} else {
-			err = prependEntry(doc, "version", quoted(to))
+			in = &ossieInput{tree: edited, treeProbs: readProbs}
 		}
-		if err == nil {
-			m.out, err = renderFile(f, data)
-		}
+	} else {
+		in, probs = readOssieInput(m.out)
 	}
-	if err != nil {
-		m.err = err
-		return m
+	if in != nil {
+		_, probs = in.parseDoc()
+		probs = in.remap(probs)
 	}
-	if len(m.human) == 0 {
-		// Never write a document that no longer reads: a mechanical
-		// change must keep it parseable, and a problem that was there
-		// before is for the author to fix first.
-		in, probs := readOssieInput(m.out)
-		if in != nil {
-			_, probs = compiler.Parse(in.doc)
-			probs = in.remap(probs)
-		}
-		for _, p := range probs.Errors() {
-			m.human = append(m.human, fmt.Sprintf("after migration: %s (run `ossiectl validate` on the file and fix it first)", p.String()))
-		}
-	}
+	m.human = afterMigration(probs)
 	m.changed = len(m.human) == 0
 	return m
 }
 
-// downgradeTo011 rewrites what 0.2.0.dev0 added into its 0.1.1 spelling
-// where that is mechanical ({kind: table, object: X} becomes the string X).
+// maxAfterMigration bounds the problems a refused migration lists; the
+// rest are counted (`ossiectl validate` lists them all).
+const maxAfterMigration = 20
+
+// afterMigration are the human lines for the errors among the problems
+// of a migrated document.
+func afterMigration(probs compiler.Problems) []string {
+	var out []string
+	more := 0
+	for _, p := range probs {
+		switch {
+		case p.Severity != compiler.SeverityError:
+		case len(out) == maxAfterMigration:
+			more++
+		default:
+			out = append(out, fmt.Sprintf("after migration: %s (run `ossiectl validate` on the file and fix it first)", p.String()))
+		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("after migration: %d more problems (run `ossiectl validate` on the file and fix them first)", more))
+	}
+	return out
+}
+
+// textOf is the text of a string scalar, "" for anything else.
+func textOf(n compiler.Node) string {
+	s, _ := n.Text()
+	return s
+}
+
+// treeEdits are the changes beyond `version` a migration makes.
+type treeEdits struct {
+	sources   []tableSource // {kind: table, object: X} sources to write as X
+	dropLists bool          // remove the top-level dialects and vendors
+}
+
+// tableSource is the source of semantic_model[model].datasets[dataset].
+type tableSource struct {
+	model, dataset int
+	object         string
+}
+
+// isTopList reports whether a top-level key is one of 0.1.1's enumeration
+// lists.
+func isTopList(key string) bool { return key == "dialects" || key == "vendors" }
+
+// migrateTree makes the edits and sets `version` on data's comment-keeping
+// tree and prints it.
+func migrateTree(data []byte, manifest bool, e treeEdits, to string) ([]byte, error) {
+	f, err := parser.ParseBytes(data, parser.ParseComments)
+	if err != nil || len(f.Docs) != 1 {
+		return nil, fmt.Errorf("internal: the file read once does not read as a tree (%v)", err)
+	}
+	doc := asMapping(f.Docs[0].Body)
+	if manifest {
+		doc = asMapping(mapValue(doc, "spec"))
+	}
+	if doc == nil {
+		return nil, fmt.Errorf("internal: the document read once is not a mapping as a tree")
+	}
+	for _, s := range e.sources {
+		// The tree holds what the reader found unless the text reaches it
+		// through an alias or a merge key, which the reader expands.
+		var src *ast.MappingValueNode
+		if models := asSequence(mapValue(doc, "semantic_model")); models != nil && s.model < len(models.Values) {
+			if datasets := asSequence(mapValue(asMapping(models.Values[s.model]), "datasets")); datasets != nil && s.dataset < len(datasets.Values) {
+				src = mapGet(asMapping(datasets.Values[s.dataset]), "source")
+			}
+		}
+		err := fmt.Errorf("written through an alias or merge key")
+		if src != nil {
+			err = replaceValue(src, quoted(s.object))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("semantic_model[%d].datasets[%d].source: %w; set `source:` to the table name by hand", s.model, s.dataset, err)
+		}
+	}
+	if e.dropLists {
+		doc.Values = slices.DeleteFunc(doc.Values, func(v *ast.MappingValueNode) bool { return isTopList(v.Key.GetToken().Value) })
+	}
+	if entry := mapGet(doc, "version"); entry != nil {
+		err = replaceValue(entry, quoted(to))
+	} else {
+		err = prependEntry(doc, "version", quoted(to))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return renderFile(f, data)
+}
+
+// downgradeTo011 finds what 0.2.0.dev0 added that has a 0.1.1 spelling
+// ({kind: table, object: X} is the string X) and notes what is kept.
 // Query sources and expressions in dialects the upstream 0.1.1 schema did
 // not have are kept, with a note: this build reads both versions with one
 // structure (compiler.Parse), so `ossiectl validate` and the operator
 // accept them at 0.1.1, and migrate agrees with them rather than asking a
 // human; only another tool that reads strict 0.1.1 might refuse them.
-func downgradeTo011(doc *ast.MappingNode, prefix string) (human, notes []string, edited bool) {
-	models := asSequence(mapValue(doc, "semantic_model"))
-	if models == nil {
-		return nil, nil, false
-	}
-	for i, mn := range models.Values {
-		model := asMapping(mn)
+func downgradeTo011(doc compiler.Node, prefix string) (notes []string, sources []tableSource) {
+	models, _, _ := doc.Get("semantic_model")
+	for i, model := range models.Items() {
 		mpath := fmt.Sprintf("%ssemantic_model[%d]", prefix, i)
-		if ds := asSequence(mapValue(model, "datasets")); ds != nil {
-			for j, dn := range ds.Values {
-				dataset := asMapping(dn)
-				dpath := fmt.Sprintf("%s.datasets[%d]", mpath, j)
-				if src := mapGet(dataset, "source"); src != nil {
-					h, note, changed := sourceTo011(src, dpath+".source")
-					if h != "" {
-						human = append(human, h)
-					}
-					if note != "" {
-						notes = append(notes, note)
-					}
-					edited = edited || changed
-				}
-				if fs := asSequence(mapValue(dataset, "fields")); fs != nil {
-					for k, fn := range fs.Values {
-						notes = append(notes, dialectsTo011(asMapping(mapValue(asMapping(fn), "expression")), fmt.Sprintf("%s.fields[%d].expression", dpath, k))...)
-					}
+		datasets, _, _ := model.Get("datasets")
+		for j, dataset := range datasets.Items() {
+			dpath := fmt.Sprintf("%s.datasets[%d]", mpath, j)
+			src, _, _ := dataset.Get("source")
+			if src.IsMapping() {
+				kind, _, _ := src.Get("kind")
+				object, _, _ := src.Get("object")
+				if o, ok := object.Text(); ok && textOf(kind) == string(ossie.SourceTable) {
+					sources = append(sources, tableSource{model: i, dataset: j, object: o})
+				} else {
+					notes = append(notes, dpath+".source: kept the {kind: query} source (ossie reads it at 0.1.1; the upstream 0.1.1 schema has none, so a strict 0.1.1 reader may refuse it)")
 				}
 			}
-		}
-		if ms := asSequence(mapValue(model, "metrics")); ms != nil {
-			for k, mn := range ms.Values {
-				notes = append(notes, dialectsTo011(asMapping(mapValue(asMapping(mn), "expression")), fmt.Sprintf("%s.metrics[%d].expression", mpath, k))...)
+			fields, _, _ := dataset.Get("fields")
+			for k, field := range fields.Items() {
+				expr, _, _ := field.Get("expression")
+				notes = append(notes, dialectsTo011(expr, fmt.Sprintf("%s.fields[%d].expression", dpath, k))...)
 			}
 		}
-	}
-	return human, notes, edited
-}
-
-// sourceTo011 turns a {kind: table, object: X} source into the string X
-// and notes a query source, which is kept.
-func sourceTo011(src *ast.MappingValueNode, path string) (human, note string, edited bool) {
-	obj := asMapping(src.Value)
-	if obj == nil {
-		return "", "", false // already a string
-	}
-	kind, _ := scalarString(mapValue(obj, "kind"))
-	if kind == string(ossie.SourceTable) {
-		if object, ok := scalarString(mapValue(obj, "object")); ok {
-			if err := replaceValue(src, quoted(object)); err != nil {
-				return path + ": " + err.Error() + "; set `source:` to the table name by hand", "", false
-			}
-			return "", "", true
+		metrics, _, _ := model.Get("metrics")
+		for k, metric := range metrics.Items() {
+			expr, _, _ := metric.Get("expression")
+			notes = append(notes, dialectsTo011(expr, fmt.Sprintf("%s.metrics[%d].expression", mpath, k))...)
 		}
 	}
-	return "", path + ": kept the {kind: query} source (ossie reads it at 0.1.1; the upstream 0.1.1 schema has none, so a strict 0.1.1 reader may refuse it)", false
+	return notes, sources
 }
 
 // versionTextEdit sets `version` by editing the text: the old value's
 // bytes are replaced, or a `version:` line is inserted above the first key
 // of a block mapping. It reports false when the text is not laid out as
-// expected (flow style, unusual quoting), and the caller edits the tree.
-func versionTextEdit(data []byte, entry *ast.MappingValueNode, doc *ast.MappingNode, to string) ([]byte, bool) {
+// expected (flow style, unusual quoting, a null), and the caller edits
+// the tree.
+func versionTextEdit(data []byte, version compiler.Node, hasVersion bool, doc compiler.Node, to string) ([]byte, bool) {
 	lines := strings.SplitAfter(string(data), "\n")
-	if entry != nil {
-		pos := entry.Value.GetToken().Position
-		if pos.Line < 1 || pos.Line > len(lines) || pos.Column < 1 || pos.Column > len(lines[pos.Line-1]) {
+	if hasVersion {
+		value, ok := version.Scalar()
+		pos := version.Pos()
+		if !ok || version.IsNull() || pos.Line < 1 || pos.Line > len(lines) || pos.Column < 1 || pos.Column > len(lines[pos.Line-1]) {
 			return nil, false
 		}
 		line := lines[pos.Line-1]
@@ -315,17 +389,20 @@ func versionTextEdit(data []byte, entry *ast.MappingValueNode, doc *ast.MappingN
 				end++
 			}
 		}
-		if raw := line[start:end]; strings.Trim(raw, `"'`) != entry.Value.GetToken().Value {
+		if raw := line[start:end]; strings.Trim(raw, `"'`) != value {
 			return nil, false
 		}
 		lines[pos.Line-1] = line[:start] + quoted(to) + line[end:]
 		return []byte(strings.Join(lines, "")), true
 	}
-	if doc.IsFlowStyle || len(doc.Values) == 0 {
+	keys := doc.Keys()
+	if len(keys) == 0 {
 		return nil, false
 	}
-	pos := doc.Values[0].Key.GetToken().Position
-	if pos.Line < 1 || pos.Line > len(lines) || strings.TrimSpace(lines[pos.Line-1][:min(pos.Column-1, len(lines[pos.Line-1]))]) != "" {
+	// A block mapping starts at its first key, at the start of its line
+	// (a flow mapping at its `{`).
+	_, pos, _ := doc.Get(keys[0])
+	if pos.Line < 1 || pos.Line > len(lines) || pos != doc.Pos() || strings.TrimSpace(lines[pos.Line-1][:min(pos.Column-1, len(lines[pos.Line-1]))]) != "" {
 		return nil, false
 	}
 	ins := strings.Repeat(" ", pos.Column-1) + "version: " + quoted(to) + "\n"
@@ -335,16 +412,13 @@ func versionTextEdit(data []byte, entry *ast.MappingValueNode, doc *ast.MappingN
 
 // dialectsTo011 notes the expression entries whose dialect the upstream
 // 0.1.1 schema lacks (they are kept).
-func dialectsTo011(expr *ast.MappingNode, path string) []string {
+func dialectsTo011(expr compiler.Node, path string) []string {
 	var notes []string
-	ds := asSequence(mapValue(expr, "dialects"))
-	if ds == nil {
-		return nil
-	}
-	for i, dn := range ds.Values {
-		d, _ := scalarString(mapValue(asMapping(dn), "dialect"))
-		if !slices.Contains(dialects011, ossie.Dialect(d)) {
-			notes = append(notes, path+".dialects["+strconv.Itoa(i)+"].dialect: kept "+d+" (ossie reads it at 0.1.1; the upstream 0.1.1 schema lists only "+dialectList011()+", so for a strict 0.1.1 reader rewrite it as ANSI_SQL)")
+	dialects, _, _ := expr.Get("dialects")
+	for i, entry := range dialects.Items() {
+		d, _, _ := entry.Get("dialect")
+		if !slices.Contains(dialects011, ossie.Dialect(textOf(d))) {
+			notes = append(notes, path+".dialects["+strconv.Itoa(i)+"].dialect: kept "+textOf(d)+" (ossie reads it at 0.1.1; the upstream 0.1.1 schema lists only "+dialectList011()+", so for a strict 0.1.1 reader rewrite it as ANSI_SQL)")
 		}
 	}
 	return notes
@@ -356,19 +430,4 @@ func dialectList011() string {
 		names[i] = string(d)
 	}
 	return strings.Join(names, ", ")
-}
-
-// dropTopLists removes the top-level `dialects` and `vendors` keys and
-// reports whether there were any.
-func dropTopLists(doc *ast.MappingNode) bool {
-	kept := doc.Values[:0:0]
-	for _, v := range doc.Values {
-		if k := v.Key.GetToken().Value; k == "dialects" || k == "vendors" {
-			continue
-		}
-		kept = append(kept, v)
-	}
-	dropped := len(kept) != len(doc.Values)
-	doc.Values = kept
-	return dropped
 }

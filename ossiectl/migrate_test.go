@@ -1,6 +1,7 @@
 package ossiectl
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,5 +173,25 @@ func TestMigrateUnversionedJSON(t *testing.T) {
 	}
 	if code, out, _ := run(t, "", "validate", p); code != ExitOK || !strings.Contains(out, "(0.1.1: 1)") {
 		t.Errorf("validate: exit %d %s", code, out)
+	}
+}
+
+// A refused migration lists its first problems and counts the rest (31
+// here: 30 unknown keys and the empty datasets)
+// (before, every one: a document at the limits has 100,000, whose text
+// alone cost migrate about 50 MB).
+func TestMigrateListsFirstProblems(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: \"1.0\"\nsemantic_model:\n  - name: x\n    datasets: []\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "    bogus%d: 1\n", i)
+	}
+	p := filepath.Join(t.TempDir(), "bogus.yaml")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := run(t, "", "migrate", "--to", "0.2.0.dev0", p)
+	if n := strings.Count(errs, "needs a human: after migration: "); code != ExitProblems || n != maxAfterMigration+1 || !strings.Contains(errs, "after migration: 11 more problems") {
+		t.Errorf("exit %d, %d lines\n%s", code, n, errs)
 	}
 }

@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	goyaml "github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
-
-	"github.com/ossie-dev/ossie/compiler"
 )
 
 // Helpers over goccy/go-yaml ASTs, shared by the commands that read a file
@@ -98,39 +95,6 @@ func scalarString(n ast.Node) (string, bool) {
 		return s.Value.Value, true
 	}
 	return "", false
-}
-
-// position is the 1-based line:column where n starts.
-func position(n ast.Node) compiler.Position {
-	if n == nil || n.GetToken() == nil {
-		return compiler.Position{}
-	}
-	p := n.GetToken().Position
-	return compiler.Position{Line: p.Line, Column: p.Column}
-}
-
-// collectPositions records, under the compiler's path spelling
-// (`semantic_model[0].datasets[2].name`), where each mapping key and
-// sequence item below n starts.
-func collectPositions(n ast.Node, path string, out map[string]compiler.Position) {
-	if m := asMapping(n); m != nil {
-		for _, v := range m.Values {
-			p := keyName(v.Key)
-			if path != "" {
-				p = path + "." + p
-			}
-			out[p] = position(v.Key)
-			collectPositions(v.Value, p, out)
-		}
-		return
-	}
-	if s := asSequence(n); s != nil {
-		for i, item := range s.Values {
-			p := path + "[" + strconv.Itoa(i) + "]"
-			out[p] = position(item)
-			collectPositions(item, p, out)
-		}
-	}
 }
 
 // parseValue parses YAML text (a scalar, or a mapping/sequence written in
