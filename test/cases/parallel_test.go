@@ -85,7 +85,7 @@ func TestParallelRelationships(t *testing.T) {
 	})
 	refused := []struct{ name, query, code, says string }{
 		{"via naming no relationship", `{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_dat"}]}`, compiler.CodeBadVia, `did you mean "orders_ship_date"`},
-		{"via on no path to the member", `{"metrics": ["revenue"], "dimensions": [{"field": "orders.channel", "via": "orders_ship_date"}]}`, compiler.CodeBadVia, "without relationship orders_ship_date"},
+		{"via on no path to the member", `{"metrics": ["revenue"], "dimensions": [{"field": "orders.channel", "via": "orders_ship_date"}]}`, compiler.CodeBadVia, "the query's rows are orders's own, joined along no relationship"},
 		{"one field twice along one path", `{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_date"}, {"field": "calendar.month", "via": "orders_ship_date"}]}`, compiler.CodeBadQuery, "calendar.month@orders_ship_date is listed twice"},
 		{"order by a field selected along two paths", `{"metrics": ["revenue"], "dimensions": [{"field": "calendar.month", "via": "orders_ship_date"}, {"field": "calendar.month", "via": "orders_order_date"}], "order_by": [{"key": "calendar.month"}]}`, compiler.CodeBadOrderBy, "calendar.month@orders_ship_date, calendar.month@orders_order_date"},
 		{"a pinned and an unpinned metric", `{"metrics": ["revenue", "shipped_revenue"], "dimensions": ["calendar.month"]}`, compiler.CodeAmbiguousJoin, "metric revenue pins none"},
