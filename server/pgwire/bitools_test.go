@@ -513,3 +513,14 @@ WHERE c.relname IN ('shop', 'slow') GROUP BY c.relname ORDER BY 1`,
 				"slow 2 {rows,big_k} big_k|rows")},
 	})
 }
+
+// format() and quote_ident() quote an identifier only when it needs it,
+// as PostgreSQL does (9.4, String Functions): Metabase builds the
+// regclass of each table with format('%I.%I', ...).
+func TestCatalogFormatAndQuoteIdent(t *testing.T) {
+	f := newFixture(t, false, Options{})
+	_, rows := sqlRows(t, f.connect(t, ""), `SELECT quote_ident('shop'), quote_ident('Shop'), format('%I.%I|%L|%s|%%', 'a b', 'x', 'it''s', NULL)`)
+	if err := sameRows(rows, [][]any{{"shop", `"Shop"`, `"a b".x|'it''s'||%`}}); err != nil {
+		t.Error(err)
+	}
+}

@@ -154,9 +154,8 @@ func (w *world) stopOperator() {
 // requestReconcile sets the reconcile-request annotation to a new value:
 // the operator reconciles the model once more.
 func (w *world) requestReconcile(ctx context.Context) error {
-	sm := &v1alpha1.SemanticModel{}
-	key := client.ObjectKey{Namespace: opNamespace, Name: w.op.c.ModelName}
-	if err := w.op.kc.Get(ctx, key, sm); err != nil {
+	sm, err := w.operatorStatus(ctx)
+	if err != nil {
 		return err
 	}
 	patch := client.MergeFrom(sm.DeepCopy())
@@ -188,8 +187,8 @@ func (w *world) operatorTruth(ctx context.Context, request bool) string {
 
 // operatorReady is "" when the status is Ready and true now.
 func (w *world) operatorReady(ctx context.Context) string {
-	sm := &v1alpha1.SemanticModel{}
-	if err := w.op.kc.Get(ctx, client.ObjectKey{Namespace: opNamespace, Name: w.op.c.ModelName}, sm); err != nil {
+	sm, err := w.operatorStatus(ctx)
+	if err != nil {
 		return err.Error()
 	}
 	st := sm.Status
@@ -286,7 +285,7 @@ func (w *world) operatorDrift(ctx context.Context, rec *recorder) {
 	table := pgx.Identifier{c.Place.Schema, c.Tables[0].Name}.Sanitize()
 	away := pgx.Identifier{c.Tables[0].Name + "_away"}.Sanitize()
 	back := pgx.Identifier{c.Tables[0].Name}.Sanitize()
-	before := w.operatorStatus(ctx)
+	before, _ := w.operatorStatus(ctx)
 	win := rec.open(winDrift, c.Name)
 	defer rec.close(win)
 	if err := w.pg.Exec(ctx, "soak", "ALTER TABLE "+table+" RENAME TO "+away); err != nil {
@@ -298,8 +297,8 @@ func (w *world) operatorDrift(ctx context.Context, rec *recorder) {
 	}
 	var last string
 	if !waitFor(reconcileWithin, func() bool {
-		sm := w.operatorStatus(ctx)
-		if sm == nil {
+		sm, err := w.operatorStatus(ctx)
+		if err != nil {
 			return false
 		}
 		cs := sm.Status.Conditions
@@ -319,11 +318,11 @@ func (w *world) operatorDrift(ctx context.Context, rec *recorder) {
 	}
 }
 
-// operatorStatus is the operator's SemanticModel now (nil on error).
-func (w *world) operatorStatus(ctx context.Context) *v1alpha1.SemanticModel {
+// operatorStatus is the operator's SemanticModel now.
+func (w *world) operatorStatus(ctx context.Context) (*v1alpha1.SemanticModel, error) {
 	sm := &v1alpha1.SemanticModel{}
 	if err := w.op.kc.Get(ctx, client.ObjectKey{Namespace: opNamespace, Name: w.op.c.ModelName}, sm); err != nil {
-		return nil
+		return nil, err
 	}
-	return sm
+	return sm, nil
 }

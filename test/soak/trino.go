@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ossie-dev/ossie/test/differential"
@@ -48,11 +47,9 @@ func (w *world) addTrinoCase(ctx context.Context, seed int64) (*soakCase, error)
 			continue
 		}
 		name := fmt.Sprintf("t%d", seed)
-		model := strings.Replace(string(c.Model), "\n  - name: "+c.ModelName+"\n", "\n  - name: "+name+"\n", 1)
-		if model == string(c.Model) {
-			return nil, fmt.Errorf("seed %d: the model name %q is not where the generator writes it", seed, c.ModelName)
+		if err := rename(&c, name); err != nil {
+			return nil, fmt.Errorf("seed %d: %w", seed, err)
 		}
-		c.Model, c.ModelName = []byte(model), name
 		sc := &soakCase{Case: c, trino: true, variant: true, wireOK: true, Path: "/v1/models/" + name,
 			Place: differential.Place{Engine: differential.Trino, Schema: name, Catalog: "memory", DSN: os.Getenv(differential.TrinoDSNEnv)}}
 		if err := differential.LoadTrino(ctx, w.trino.DB, sc.Place, c.Tables); err != nil {

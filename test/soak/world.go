@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -213,11 +212,9 @@ func (w *world) addCase(ctx context.Context, seed int64, operated bool) (*soakCa
 		return nil, nil
 	}
 	name := fmt.Sprintf("g%d", seed)
-	model := strings.Replace(string(c.Model), "\n  - name: "+c.ModelName+"\n", "\n  - name: "+name+"\n", 1)
-	if model == string(c.Model) {
-		return nil, fmt.Errorf("seed %d: the model name %q is not where the generator writes it", seed, c.ModelName)
+	if err := rename(&c, name); err != nil {
+		return nil, fmt.Errorf("seed %d: %w", seed, err)
 	}
-	c.Model, c.ModelName = []byte(model), name
 	ns := fmt.Sprintf("soak-%d", seed)
 	if operated {
 		ns = opNamespace
@@ -243,15 +240,20 @@ func (w *world) addCase(ctx context.Context, seed int64, operated bool) (*soakCa
 	}
 	_, mcpErr := differential.MCPArgs(c.Query, sc.NS, name)
 	sc.mcpOK = mcpErr == nil
-	var q map[string]any
-	if err := json.Unmarshal(c.Query, &q); err != nil {
-		return nil, err
-	}
-	_, hasLimit := q["limit"]
-	_, hasOffset := q["offset"]
-	sc.variant = !hasLimit && !hasOffset
+	sc.variant = takesLimit(c.Query)
 	sc.wireOK = true // until the first baseline answer says otherwise
 	return sc, nil
+}
+
+// rename gives c's model the name name, so that several cases of one
+// generated shape are served side by side.
+func rename(c *dcase.Case, name string) error {
+	model := strings.Replace(string(c.Model), "\n  - name: "+c.ModelName+"\n", "\n  - name: "+name+"\n", 1)
+	if model == string(c.Model) {
+		return fmt.Errorf("the model name %q is not where the generator writes it", c.ModelName)
+	}
+	c.Model, c.ModelName = []byte(model), name
+	return nil
 }
 
 // publish writes sc's artifact ConfigMap as the operator does.
