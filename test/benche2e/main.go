@@ -5,13 +5,17 @@
 // on that file (read-only, so this process can open the same file) and,
 // for each question, runs interleaved: the hand-written SQL, the server's
 // planned SQL (from POST /sql) directly on DuckDB in this process (plain
-// database/sql calls, every value scanned), and the
-// server over HTTP (POST /query, body read to its end). Every mode must
+// database/sql calls, every value scanned: the engine's own time), and the
+// server over HTTP (POST /query, body read to its end). For the 84k-row
+// question it also runs the HTTP answer as CSV and as Arrow, and the hand
+// SQL with the ORDER BY the server's answer promises (it sorts by the
+// dimensions when the query has none), and sums the CPU time of each mode
+// (this process for SQL, the server process for HTTP). Every mode must
 // return the same number of rows or the run fails. It then reports p50 and
 // p99 per mode, the ratio HTTP/hand-written, the server's peak RSS (VmHWM,
 // reset before each question), the p50 of a cached answer (when
 // --cache-args start a second server with its cache on) and the throughput
-// of 8 concurrent clients on the tiny question.
+// of 8 concurrent clients on the first question.
 //
 // Timings are wall-clock on a shared machine: compare the modes of one run
 // (they are interleaved for that reason), not runs across machines.
@@ -34,17 +38,23 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ossie-dev/ossie/engine/duckdb"
 )
 
 // question is one query body and the hand-written SQL answering it.
+// formats: also measure the CSV and Arrow answers. ordered: the hand SQL
+// with the row order the server's answer promises (it sorts by the
+// dimensions when the query has no order_by), measured next to hand.
 type question struct {
-	name  string
-	body  string
-	hand  string
-	iters int
+	name    string
+	body    string
+	hand    string
+	ordered string
+	iters   int
+	formats bool
 }
 
 var questions = []question{
@@ -63,9 +73,10 @@ var questions = []question{
 		body: `{"metrics":["on_time_rate","on_time_flights","flight_count"],"dimensions":["destination.state"],"filters":[{"metric":"flight_count","op":"gte","values":[100]}],"order_by":[{"key":"on_time_rate","dir":"desc"}],"limit":10}`,
 		hand: `SELECT d.state, COUNT(CASE WHEN f.delay < 15 THEN 1 END) / COUNT(*) AS r, COUNT(CASE WHEN f.delay < 15 THEN 1 END), COUNT(*)
 			FROM flights f LEFT JOIN airports d ON f.destination = d.iata GROUP BY d.state HAVING COUNT(*) >= 100 ORDER BY r DESC LIMIT 10`},
-	{name: "84k rows: flights by route and week", iters: 15,
-		body: `{"metrics":["flight_count"],"dimensions":["flights.origin_code","flights.destination_code",{"field":"flights.departure_time","grain":"week"}]}`,
-		hand: `SELECT origin, destination, date_trunc('week', date), COUNT(*) FROM flights GROUP BY ALL`},
+	{name: "84k rows: flights by route and week", iters: 15, formats: true,
+		body:    `{"metrics":["flight_count"],"dimensions":["flights.origin_code","flights.destination_code",{"field":"flights.departure_time","grain":"week"}]}`,
+		hand:    `SELECT origin, destination, date_trunc('week', date), COUNT(*) FROM flights GROUP BY ALL`,
+		ordered: `SELECT origin, destination, date_trunc('week', date), COUNT(*) FROM flights GROUP BY ALL ORDER BY 1, 2, 3`},
 }
 
 func main() {
@@ -77,7 +88,13 @@ func main() {
 	scale := flag.Float64("scale", 1, "multiplies every question's iteration count")
 	clients := flag.Int("clients", 8, "concurrent clients for the throughput run")
 	dur := flag.Duration("throughput-for", 5*time.Second, "length of the throughput run")
+	only := flag.String("only", "", "measure only the questions whose name contains this text")
 	flag.Parse()
+	questions = slices.DeleteFunc(questions, func(q question) bool { return !strings.Contains(q.name, *only) })
+	if len(questions) == 0 {
+		fmt.Fprintln(os.Stderr, "bench-e2e: no question matches --only")
+		os.Exit(2)
+	}
 	if err := run(*data, *bin, *model, *args, *cacheArgs, *scale, *clients, *dur); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-e2e:", err)
 		os.Exit(1)
@@ -109,38 +126,9 @@ func run(data, bin, model, args, cacheArgs string, scale float64, clients int, d
 	fmt.Printf("server %s %s; data %s\n", bin, args, data)
 	fmt.Printf("%-42s %10s %10s %10s %10s %10s %8s %10s\n", "question (rows)", "hand p50", "hand p99", "sql p50", "http p50", "http p99", "ratio", "peak RSS")
 	for _, q := range questions {
-		sql, err := srv.plannedSQL(q.body)
-		if err != nil {
+		if err := measure(ctx, eng.DB(), srv, q, max(3, int(float64(q.iters)*scale))); err != nil {
 			return fmt.Errorf("%s: %w", q.name, err)
 		}
-		n := max(3, int(float64(q.iters)*scale))
-		var hand, direct, web []time.Duration
-		srv.resetPeak()
-		rows := -1
-		for i := -2; i < n; i++ { // two warm-up rounds
-			t, r1, err := timed(func() (int, error) { return plain(ctx, eng.DB(), q.hand) })
-			if err != nil {
-				return fmt.Errorf("%s: hand-written SQL: %w", q.name, err)
-			}
-			t2, r2, err := timed(func() (int, error) { return plain(ctx, eng.DB(), sql) })
-			if err != nil {
-				return fmt.Errorf("%s: planned SQL: %w", q.name, err)
-			}
-			t3, r3, err := timed(func() (int, error) { return srv.query(q.body) })
-			if err != nil {
-				return fmt.Errorf("%s: HTTP: %w", q.name, err)
-			}
-			if r1 != r2 || r1 != r3 {
-				return fmt.Errorf("%s: row counts differ: hand %d, planned %d, HTTP %d", q.name, r1, r2, r3)
-			}
-			rows = r1
-			if i >= 0 {
-				hand, direct, web = append(hand, t), append(direct, t2), append(web, t3)
-			}
-		}
-		h50, w50 := pct(hand, 50), pct(web, 50)
-		fmt.Printf("%-42s %10s %10s %10s %10s %10s %7.2fx %9.0fM\n", fmt.Sprintf("%s (%d)", q.name, rows),
-			ms(h50), ms(pct(hand, 99)), ms(pct(direct, 50)), ms(w50), ms(pct(web, 99)), float64(w50)/float64(h50), float64(srv.peakRSS())/(1<<20))
 	}
 	if err := throughput(srv, questions[0], clients, dur); err != nil {
 		return err
@@ -159,7 +147,7 @@ func run(data, bin, model, args, cacheArgs string, scale float64, clients int, d
 	for _, q := range questions[:len(questions)-1] {
 		var web []time.Duration
 		for i := -1; i < max(20, int(100*scale)); i++ {
-			t, _, err := timed(func() (int, error) { return csrv.query(q.body) })
+			t, _, err := timed(func() (int, error) { return csrv.query(q.body, "") })
 			if err != nil {
 				return err
 			}
@@ -170,6 +158,92 @@ func run(data, bin, model, args, cacheArgs string, scale float64, clients int, d
 		fmt.Printf("cached %-35s http p50 %s p99 %s\n", q.name, ms(pct(web, 50)), ms(pct(web, 99)))
 	}
 	return nil
+}
+
+// mode is one way of answering a question, timed; it returns the row
+// count. cpu reads the CPU time used so far by whoever does the work: this
+// process for the SQL modes, the server process for HTTP.
+type mode struct {
+	name string
+	run  func() (int, error)
+	cpu  func() time.Duration
+}
+
+// measure runs q's modes interleaved, n times after two warm-up rounds,
+// checks they all return the same number of rows and prints the p50s: one
+// line for hand-written SQL, the planned SQL and the JSON answer, and for
+// a question with formats one line more per format (CSV, Arrow) and for
+// the ordered hand SQL, each with its ratio to the hand-written SQL.
+func measure(ctx context.Context, db *sql.DB, srv *server, q question, n int) error {
+	planned, err := srv.plannedSQL(q.body)
+	if err != nil {
+		return err
+	}
+	modes := []mode{
+		{"hand", func() (int, error) { return plain(ctx, db, q.hand) }, selfCPU},
+		{"planned", func() (int, error) { return plain(ctx, db, planned) }, selfCPU},
+		{"json", func() (int, error) { return srv.query(q.body, "") }, srv.cpu},
+	}
+	if q.formats {
+		modes = append(modes,
+			mode{"csv", func() (int, error) { return srv.query(q.body, "text/csv") }, srv.cpu},
+			mode{"arrow", func() (int, error) { return srv.query(q.body, "application/vnd.apache.arrow.stream") }, srv.cpu})
+	}
+	if q.ordered != "" {
+		modes = append(modes, mode{"ordered", func() (int, error) { return plain(ctx, db, q.ordered) }, selfCPU})
+	}
+	times := make([][]time.Duration, len(modes))
+	cpu := make([]time.Duration, len(modes))
+	srv.resetPeak()
+	rows := -1
+	for i := -2; i < n; i++ { // two warm-up rounds
+		for m, md := range modes {
+			c := md.cpu()
+			t, r, err := timed(md.run)
+			if err != nil {
+				return fmt.Errorf("%s: %w", md.name, err)
+			}
+			if rows >= 0 && r != rows {
+				return fmt.Errorf("row counts differ: %s %d, %s %d", modes[0].name, rows, md.name, r)
+			}
+			rows = r
+			if i >= 0 {
+				times[m] = append(times[m], t)
+				cpu[m] += md.cpu() - c
+			}
+		}
+	}
+	h50 := pct(times[0], 50)
+	fmt.Printf("%-42s %10s %10s %10s %10s %10s %7.2fx %9.0fM\n", fmt.Sprintf("%s (%d)", q.name, rows),
+		ms(h50), ms(pct(times[0], 99)), ms(pct(times[1], 50)), ms(pct(times[2], 50)), ms(pct(times[2], 99)),
+		float64(pct(times[2], 50))/float64(h50), float64(srv.peakRSS())/(1<<20))
+	for m := 3; m < len(modes); m++ {
+		name := "  http " + modes[m].name
+		if modes[m].name == "ordered" {
+			name = "  hand SQL with the answer's ORDER BY"
+		}
+		fmt.Printf("%-42s %10s %10s %10s %10s %10s %7.2fx\n", name, "", "", "",
+			ms(pct(times[m], 50)), ms(pct(times[m], 99)), float64(pct(times[m], 50))/float64(h50))
+	}
+	if q.formats {
+		// CPU time moves less than wall time on a shared machine.
+		fmt.Printf("  CPU per answer (ratio to hand):")
+		for m, md := range modes {
+			fmt.Printf(" %s %s (%.2fx)", md.name, ms(cpu[m]/time.Duration(n)), float64(cpu[m])/float64(cpu[0]))
+		}
+		fmt.Println()
+	}
+	return nil
+}
+
+// selfCPU is the CPU time of this process so far (user and system, all
+// threads: the in-process DuckDB's too).
+func selfCPU() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // throughput runs clients concurrent loops of q over HTTP for dur.
@@ -183,7 +257,7 @@ func throughput(srv *server, q question, clients int, dur time.Duration) error {
 		wg.Go(func() {
 			var mine []time.Duration
 			for time.Now().Before(deadline) {
-				t, _, err := timed(func() (int, error) { return srv.query(q.body) })
+				t, _, err := timed(func() (int, error) { return srv.query(q.body, "") })
 				if err != nil {
 					mu.Lock()
 					firstErr = err
@@ -318,26 +392,59 @@ func (s *server) plannedSQL(body string) (string, error) {
 	return p.SQL, json.Unmarshal(b, &p)
 }
 
-// query answers body over HTTP and returns the row count from the answer.
-// Only the row_count member is decoded: the client's JSON decoding is not
-// the server's cost.
-func (s *server) query(body string) (int, error) {
-	b, err := s.post("query", body)
+// query answers body over HTTP in the format accept asks for ("": JSON)
+// and returns the row count of the answer: Ossie-Row-Count, a header or a
+// trailer once the body is read. The client does not decode the rows: that
+// is not the server's cost.
+func (s *server) query(body, accept string) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, s.base+"/v1/models/flights/query", strings.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
-	i := bytes.LastIndex(b, []byte(`"row_count":`))
-	if i < 0 {
-		return 0, fmt.Errorf("no row_count in the answer")
+	req.Header.Set("Content-Type", "application/json")
+	if accept != "" {
+		req.Header.Set("Accept", accept)
 	}
-	rest := b[i+len(`"row_count":`):]
-	j := bytes.IndexAny(rest, ",}")
-	return strconv.Atoi(string(rest[:j]))
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("status %d: %s", resp.StatusCode, b)
+	}
+	n := resp.Header.Get("Ossie-Row-Count")
+	if n == "" {
+		n = resp.Trailer.Get("Ossie-Row-Count")
+	}
+	return strconv.Atoi(n)
 }
 
 // resetPeak resets the kernel's peak RSS (VmHWM) of the server process.
 func (s *server) resetPeak() {
 	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0)
+}
+
+// cpu is the server process's CPU time so far (user and system, from
+// /proc/PID/stat, in clock ticks of 10 ms: sum it over many answers).
+func (s *server) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses: utime and
+	// stime are the 12th and 13th of them.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 // peakRSS is VmHWM of the server process in bytes (0 when unknown).
