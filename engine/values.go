@@ -28,16 +28,14 @@ type Driver func(v any) (out any, ok bool)
 //   - TIME and TIME WITH TIME ZONE given as time.Time → TimeOfDay text;
 //   - UUID given as 16 bytes → canonical text (FormatUUID);
 //   - anything else, and any other Go type in those columns, → Value.
+//
+// The conversion is for one result (it keeps state): not safe for
+// concurrent use.
 func Converter(typ string, driver Driver) func(any) any {
 	value := func(v any) any { return Value(v, driver) }
 	switch typ {
 	case "DATE":
-		return func(v any) any {
-			if t, ok := v.(time.Time); ok {
-				return t.Format(time.DateOnly)
-			}
-			return value(v)
-		}
+		return dateText(value)
 	case "TIME", "TIME WITH TIME ZONE":
 		return func(v any) any {
 			if t, ok := v.(time.Time); ok {
@@ -54,6 +52,35 @@ func Converter(typ string, driver Driver) func(any) any {
 		}
 	}
 	return value
+}
+
+// dateTextMemo bounds the dates one DATE column remembers the text of.
+const dateTextMemo = 4096
+
+// dateText converts a DATE column's time.Time values to "2006-01-02",
+// other values by value. A large answer repeats few dates (a month or
+// week column), so the text of each date seen is kept, boxed: formatting
+// and boxing were a tenth of the server's CPU for an 84,000-row answer by
+// week.
+func dateText(value func(any) any) func(any) any {
+	seen := map[int64]any{}
+	return func(v any) any {
+		t, ok := v.(time.Time)
+		if !ok {
+			return value(v)
+		}
+		y, m, d := t.Date()
+		key := int64(y)<<9 | int64(m)<<5 | int64(d)
+		if s, ok := seen[key]; ok {
+			return s
+		}
+		if len(seen) == dateTextMemo {
+			clear(seen)
+		}
+		s := any(t.Format(time.DateOnly))
+		seen[key] = s
+		return s
+	}
 }
 
 // Value maps one driver value onto the answer's value set, driver's own

@@ -61,3 +61,22 @@ func TestValueSharedRules(t *testing.T) {
 		t.Errorf("UUID = %#v", got)
 	}
 }
+
+// TestConverterDateRemembered: one DATE column's conversion keeps the text
+// of the dates it saw; every value, repeated or beyond the memo's bound,
+// still gets its own date's text.
+func TestConverterDateRemembered(t *testing.T) {
+	conv := Converter("DATE", nil)
+	start := time.Date(1999, 12, 31, 0, 0, 0, 0, time.UTC)
+	for round := range 2 {
+		for i := range dateTextMemo + 10 {
+			d := start.AddDate(0, 0, i*(1-2*round)) // forwards, then backwards
+			if got, want := conv(d), d.Format(time.DateOnly); got != want {
+				t.Fatalf("round %d, day %d: %#v, want %q", round, i, got, want)
+			}
+		}
+	}
+	if got := conv(nil); got != nil {
+		t.Errorf("NULL = %#v", got)
+	}
+}

@@ -50,3 +50,49 @@ func TestCSVWriterKeepsEveryRow(t *testing.T) {
 		})
 	}
 }
+
+// TestCSVWriterSpellsAsEncodingCSV: every field is quoted exactly when
+// encoding/csv quotes it, and spelled the same.
+func TestCSVWriterSpellsAsEncodingCSV(t *testing.T) {
+	fields := []string{"", "plain", " lead", "\tlead", "\u00a0nbsp", "\u2028sep", "trail ", "a,b", `a"b`, "a\rb", "a\nb",
+		"\r\n", `\.`, `\.x`, "é", "\xff", "-1", `""`}
+	for _, a := range fields {
+		for _, b := range fields {
+			checkCSVLikeEncodingCSV(t, a, b)
+		}
+	}
+}
+
+// FuzzCSVWriter: any two text fields are written as encoding/csv writes
+// them.
+func FuzzCSVWriter(f *testing.F) {
+	f.Add("a", " b")
+	f.Add("x\"y", "\r\n")
+	f.Fuzz(checkCSVLikeEncodingCSV)
+}
+
+func checkCSVLikeEncodingCSV(t *testing.T, a, b string) {
+	var got, want bytes.Buffer
+	w := NewCSVWriter(&got)
+	if err := w.Row([]any{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Row([]any{a}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	cw := csv.NewWriter(&want)
+	_ = cw.Write([]string{a, b})
+	if a == "" {
+		cw.Flush()
+		want.WriteString("\"\"\n")
+	} else {
+		_ = cw.Write([]string{a})
+	}
+	cw.Flush()
+	if got.String() != want.String() {
+		t.Errorf("fields %q, %q: wrote %q, encoding/csv %q", a, b, got.String(), want.String())
+	}
+}

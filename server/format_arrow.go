@@ -57,6 +57,7 @@ func (a *arrowSink) begin(h *answerHead) error {
 	md := arrow.NewMetadata([]string{"ossie.model", "ossie.model_version"}, []string{h.Model, h.ModelVersion})
 	a.schema = arrow.NewSchema(fields, &md)
 	a.build = array.NewRecordBuilder(memory.DefaultAllocator, a.schema)
+	a.build.Reserve(arrowBatchRows)
 	a.ipc = ipc.NewWriter(a.out.buf, ipc.WithSchema(a.schema))
 	return nil
 }
@@ -82,6 +83,8 @@ func (a *arrowSink) flush() error {
 	rec := a.build.NewRecordBatch()
 	defer rec.Release()
 	a.rows = 0
+	// Sized once per batch instead of grown by doubling as rows come.
+	a.build.Reserve(arrowBatchRows)
 	return a.ipc.Write(rec)
 }
 
@@ -146,11 +149,11 @@ func arrowType(t ossie.Datatype) (arrow.DataType, func(array.Builder, any) error
 			case time.Time:
 				b.(*array.Date32Builder).Append(arrow.Date32FromTime(x))
 			case string:
-				d, err := time.Parse(time.DateOnly, x)
+				d, err := parseDate32(x)
 				if err != nil {
 					return fmt.Errorf("value %q is not a date", x)
 				}
-				b.(*array.Date32Builder).Append(arrow.Date32FromTime(d))
+				b.(*array.Date32Builder).Append(d)
 			default:
 				return fmt.Errorf("value %v is not a date", v)
 			}
@@ -179,4 +182,65 @@ func arrowType(t ossie.Datatype) (arrow.DataType, func(array.Builder, any) error
 		b.(*array.StringBuilder).Append(string(text))
 		return err
 	}
+}
+
+// parseDate32 reads a date as the engines give it, "2006-01-02", with a
+// fast path for four-digit years; anything else goes through time.Parse.
+func parseDate32(s string) (arrow.Date32, error) {
+	if len(s) == len(time.DateOnly) && s[4] == '-' && s[7] == '-' {
+		y, ok1 := digits(s[:4])
+		m, ok2 := digits(s[5:7])
+		d, ok3 := digits(s[8:])
+		if ok1 && ok2 && ok3 && m >= 1 && m <= 12 && d >= 1 && d <= daysIn(y, m) {
+			return arrow.Date32(daysFromCivil(y, m, d)), nil
+		}
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	return arrow.Date32FromTime(t), err
+}
+
+// daysIn is the number of days of month m (1-12) of year y, proleptic
+// Gregorian.
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to y-m-d (y >= 0),
+// proleptic Gregorian: H. Hinnant's days_from_civil
+// (https://howardhinnant.github.io/date_algorithms.html).
+func daysFromCivil(y, m, d int) int32 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int32(era*146097 + doe - 719468)
+}
+
+// digits is the value of a string of ASCII digits.
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
