@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goccy/go-yaml"
 	"github.com/ossie-dev/ossie/compiler/expr"
+	"sigs.k8s.io/yaml"
 )
 
 // checkResolved asserts the artifact invariants the planner relies on: every
