@@ -43,9 +43,14 @@ func osaDistance(a, b string, max int) int {
 	if d := len(ra) - len(rb); d >= max || -d >= max {
 		return max
 	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+	// Three rows of the matrix; names are short, so they fit on the stack.
+	var rows [3 * 33]int
+	buf := rows[:]
+	if len(rb) >= 33 {
+		buf = make([]int, 3*(len(rb)+1))
+	}
+	w := len(rb) + 1
+	prev2, prev, cur := buf[:w], buf[w:2*w], buf[2*w:3*w]
 	for j := range prev {
 		prev[j] = j
 	}

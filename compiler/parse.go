@@ -38,8 +38,8 @@ import (
 // Both supported versions are read with one structure, the 0.2.0.dev0 one,
 // which only adds to 0.1.1 (object sources, more dialect names).
 //
-// The result is never nil. Its Positions hold the position of every mapping
-// key and sequence item (by path) and Doc holds what was read; Doc is nil
+// The result is never nil. It locates every mapping key and sequence
+// item by path (Locate) and Doc holds what was read; Doc is nil
 // only when the input is not readable YAML/JSON or its version is not
 // supported. Callers must check Problems.HasErrors before using Doc.
 func Parse(data []byte) (*Parsed, Problems) {
@@ -50,7 +50,7 @@ func Parse(data []byte) (*Parsed, Problems) {
 // parseRoot is Parse of a document already read (ParseNode passes a value
 // inside a larger file), with the problems found reading it.
 func parseRoot(root *ynode, probs Problems) (*Parsed, Problems) {
-	parsed := &Parsed{Positions: collectPositions(root)}
+	parsed := &Parsed{root: root}
 	if root == nil && len(probs) > 0 {
 		probs.Sort()
 		return parsed, probs

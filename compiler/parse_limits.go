@@ -5,8 +5,7 @@ import "github.com/ossie-dev/ossie/compiler/prescan"
 // MaxDocumentBytes bounds a model or governance document: a Kubernetes
 // object, which carries the operator's copy, is at most 1.5 MiB, and the
 // YAML parser's memory grows by up to about thirty bytes per byte of
-// scalar text (goccy/go-yaml, still used by ossiectl's editing commands,
-// about fifty).
+// scalar text.
 const MaxDocumentBytes = 3 << 19
 
 // maxDepth bounds nesting; real Ossie documents are under 15 levels deep.

@@ -334,8 +334,8 @@ func TestParsePositions(t *testing.T) {
 		"semantic_model[0].metrics[0].expression.dialects[5].dialect":              {137, 15},
 		"semantic_model[0].datasets[0].fields[4].custom_extensions[0].vendor_name": {59, 17},
 	} {
-		if got, ok := p.Positions[path]; !ok || got != want {
-			t.Errorf("%s: got %v (known %v), want %v", path, got, ok, want)
+		if got := p.Locate(path); got != want {
+			t.Errorf("%s: got %v, want %v", path, got, want)
 		}
 	}
 	// Locate falls back to the closest known ancestor.

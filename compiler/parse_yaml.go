@@ -458,8 +458,8 @@ func yamlFloat(text string) float64 {
 // mapping converts a mapping: keys in source order, duplicates reported and
 // dropped, `<<` merge keys applied (explicit keys win over merged ones).
 func (r *reader) mapping(n *yaml.Node, path string, pos Position, depth int) *ynode {
-	out := &ynode{kind: kindMap, pos: pos, size: 1}
-	seen := map[string]Position{}
+	out := &ynode{kind: kindMap, pos: pos, size: 1, keys: make([]yentry, 0, len(n.Content)/2)}
+	seen := make(map[string]Position, len(n.Content)/2)
 	var merged []yentry
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]

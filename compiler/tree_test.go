@@ -28,7 +28,7 @@ func TestParseNodeInsideAFile(t *testing.T) {
 	if len(gotProbs) != 1 || len(wantProbs) != 1 || gotProbs[0].Path != wantProbs[0].Path || gotProbs[0].Line != wantProbs[0].Line+1 || gotProbs[0].Column != wantProbs[0].Column+2 {
 		t.Errorf("problems %v, want %v one line down and two columns right", gotProbs, wantProbs)
 	}
-	if p := got.Positions["semantic_model[0].datasets[0].source"]; p != (Position{Line: 7, Column: 11}) {
+	if p := got.Locate("semantic_model[0].datasets[0].source"); p != (Position{Line: 7, Column: 11}) {
 		t.Errorf("source at %v, want 7:11", p)
 	}
 	// An edited copy leaves the tree read unchanged.

@@ -1,14 +1,15 @@
 package ossiectl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -106,90 +107,48 @@ func (e *env) enrich(cmd *cobra.Command, name string, o enrichOptions, token str
 	if err != nil {
 		return failf("cannot read %s: %v. Next: check the path of the document to enrich", displayName(name), err)
 	}
-	in, probs := readOssieInput(data)
-	var parsed *compiler.Parsed
-	if in != nil {
-		parsed, probs = in.parseDoc()
-		probs = in.remap(probs)
-	}
+	doc, parsed, probs := parseEditable(data)
 	if probs.HasErrors() {
 		printProblems(e.stderr, displayName(name), probs.Errors())
 		return failf("%s cannot be read; nothing was changed. Next: fix the problems listed (ossiectl validate %s)", displayName(name), name)
 	}
-	f, err := parser.ParseBytes(data, parser.ParseComments)
-	if err != nil {
-		return failf("%v", err)
-	}
-	root := asMapping(f.Docs[0].Body)
-	if in.manifest != nil {
-		root = asMapping(mapValue(root, "spec"))
-	}
 	client := newDatahubClient(o.datahub, token, o.timeout)
-	var st enrichStats
+	ed := &enrichEdit{env: e, text: newYAMLText(data), overwrite: o.overwrite}
 	total := 0
 	for _, model := range parsed.Doc.SemanticModel {
 		total += len(model.Datasets)
 	}
 	tick, done := e.lookupProgress(total)
 	defer done()
-	models := asSequence(mapValue(root, "semantic_model"))
-	for i, model := range parsed.Doc.SemanticModel {
-		dsNodes := asSequence(mapValue(asMapping(models.Values[i]), "datasets"))
-		for j, ds := range model.Datasets {
-			st.datasets++
-			tick(st.datasets)
+	models := ownedItems(owned(doc, "semantic_model"))
+	for i := range parsed.Doc.SemanticModel {
+		model := &parsed.Doc.SemanticModel[i]
+		dsNodes := ownedItems(owned(models[i], "datasets"))
+		for j := range model.Datasets {
+			ds := &model.Datasets[j]
+			ed.st.datasets++
+			tick(ed.st.datasets)
 			label := ds.Name
 			if len(parsed.Doc.SemanticModel) > 1 {
 				label = model.Name + "/" + ds.Name
 			}
-			urn, why := datasetURN(ds, o)
-			if urn == "" {
-				st.skipped++
-				fmt.Fprintf(e.stdout, "%s: skipped: %s\n", label, why)
-				continue
-			}
-			st.lookedUp++
-			found, err := client.dataset(cmd.Context(), urn)
-			if err != nil {
+			if err := ed.dataset(cmd.Context(), client, label, ds, dsNodes[j], o); err != nil {
 				return datahubFailure(err, o.datahub, token != "")
-			}
-			if found == nil {
-				fmt.Fprintf(e.stdout, "%s: not in DataHub (%s). Next: check --platform/--env/--platform-instance, or map it with --urn %s=URN\n", label, urn, ds.Name)
-				continue
-			}
-			st.found++
-			dn := asMapping(dsNodes.Values[j])
-			e.enrichEntry(&st, label, dn, ds.Description, ds.AIContext, found.dhEntry, o.overwrite)
-			fieldNodes := asSequence(mapValue(dn, "fields"))
-			for k, fld := range ds.Fields {
-				info, ok := found.fields[strings.ToLower(fieldColumn(fld))]
-				if !ok {
-					continue
-				}
-				e.enrichEntry(&st, label+"."+fld.Name, asMapping(fieldNodes.Values[k]), fld.Description, fld.AIContext, info, o.overwrite)
 			}
 		}
 	}
 	done()
-	fmt.Fprintf(e.stdout, "%d %s: %d looked up in DataHub, %d found, %d skipped: %d %s added, %d replaced, %d %s added",
-		st.datasets, plural(st.datasets, "dataset", "datasets"), st.lookedUp, st.found, st.skipped, st.added, plural(st.added, "description", "descriptions"), st.replaced, st.synonyms, plural(st.synonyms, "synonym", "synonyms"))
-	if st.kept > 0 {
-		fmt.Fprintf(e.stdout, "; %d author %s kept (--overwrite replaces them)", st.kept, plural(st.kept, "description", "descriptions"))
-	}
-	fmt.Fprintln(e.stdout)
-	changed := st.added+st.replaced+st.synonyms > 0
+	e.enrichSummary(ed.st)
+	changed := ed.st.added+ed.st.replaced+ed.st.synonyms > 0
 	if o.dryRun || (!changed && o.output == "") {
 		return nil
 	}
-	out, err := renderFile(f, data)
-	if err != nil {
-		return failf("%v", err)
+	out, err := ed.text.result()
+	if err == nil {
+		err = checkEdited(out, parsed)
 	}
-	// The edit must leave a document that still reads, exactly as before.
-	if check, _ := readOssieInput(out); check == nil {
-		return failf("internal: the enriched file no longer reads; nothing was written")
-	} else if _, p := check.parseDoc(); p.HasErrors() {
-		return failf("internal: the enriched file no longer reads (%v); nothing was written", p.Errors()[0])
+	if err != nil {
+		return failf("%v; nothing was written", err)
 	}
 	switch {
 	case o.output == "-" || (o.output == "" && name == "-"):
@@ -204,80 +163,168 @@ func (e *env) enrich(cmd *cobra.Command, name string, o enrichOptions, token str
 	return nil
 }
 
-// enrichEntry fills the description and adds synonyms of one dataset or
-// field node, printing one summary line when anything changed.
-func (e *env) enrichEntry(st *enrichStats, label string, node *ast.MappingNode, desc string, aiCtx *ossie.AIContext, info dhEntry, overwrite bool) {
-	var did []string
-	switch {
-	case info.description == "" || info.description == strings.TrimSpace(desc):
-	case strings.TrimSpace(desc) == "":
-		if err := setDescription(node, info.description); err == nil {
-			st.added++
-			did = append(did, "description added")
-		}
-	case overwrite:
-		if err := setDescription(node, info.description); err == nil {
-			st.replaced++
-			did = append(did, "description replaced")
-		}
-	default:
-		st.kept++
+func (e *env) enrichSummary(st enrichStats) {
+	fmt.Fprintf(e.stdout, "%d %s: %d looked up in DataHub, %d found, %d skipped: %d %s added, %d replaced, %d %s added",
+		st.datasets, plural(st.datasets, "dataset", "datasets"), st.lookedUp, st.found, st.skipped, st.added, plural(st.added, "description", "descriptions"), st.replaced, st.synonyms, plural(st.synonyms, "synonym", "synonyms"))
+	if st.kept > 0 {
+		fmt.Fprintf(e.stdout, "; %d author %s kept (--overwrite replaces them)", st.kept, plural(st.kept, "description", "descriptions"))
 	}
-	if add := missingSynonyms(aiCtx, info.synonyms); len(add) > 0 {
-		if aiCtx != nil && aiCtx.IsText {
-			did = append(did, fmt.Sprintf("synonyms %s not added: ai_context is a string (make it {instructions: ...} to let enrich add synonyms)", strings.Join(add, ", ")))
-		} else if err := addSynonyms(node, add); err == nil {
-			st.synonyms += len(add)
-			did = append(did, "synonyms added: "+strings.Join(add, ", "))
-		}
-	}
-	if len(did) > 0 {
-		fmt.Fprintf(e.stdout, "%s: %s\n", label, strings.Join(did, "; "))
-	}
+	fmt.Fprintln(e.stdout)
 }
 
-func setDescription(node *ast.MappingNode, text string) error {
-	if entry := mapGet(node, "description"); entry != nil {
-		return replaceValue(entry, quoted(text))
+// enrichEdit is one run's edits of the file's text and their counts.
+type enrichEdit struct {
+	env       *env
+	text      *yamlText
+	st        enrichStats
+	overwrite bool
+}
+
+// dataset looks ds up in DataHub and edits it and its fields (node is
+// where ds is written; the zero Node when through an alias). ds is
+// changed as the file is, for checkEdited.
+func (ed *enrichEdit) dataset(ctx context.Context, client *datahubClient, label string, ds *ossie.Dataset, node compiler.Node, o enrichOptions) error {
+	e := ed.env
+	urn, why := datasetURN(*ds, o)
+	if urn == "" {
+		ed.st.skipped++
+		fmt.Fprintf(e.stdout, "%s: skipped: %s\n", label, why)
+		return nil
 	}
-	if err := addEntries(node, "description: "+quoted(text)); err != nil {
+	ed.st.lookedUp++
+	found, err := client.dataset(ctx, urn)
+	if err != nil {
 		return err
 	}
-	placeAfter(node, "description", "name", "source", "primary_key", "unique_keys", "label")
+	if found == nil {
+		fmt.Fprintf(e.stdout, "%s: not in DataHub (%s). Next: check --platform/--env/--platform-instance, or map it with --urn %s=URN\n", label, urn, ds.Name)
+		return nil
+	}
+	ed.st.found++
+	ed.entry(label, node, &ds.Description, &ds.AIContext, found.dhEntry)
+	fieldNodes := ownedItems(owned(node, "fields"))
+	for k := range ds.Fields {
+		fld := &ds.Fields[k]
+		info, ok := fieldInfo(*fld, found.fields)
+		if !ok {
+			continue
+		}
+		var fn compiler.Node
+		if k < len(fieldNodes) {
+			fn = fieldNodes[k]
+		}
+		ed.entry(label+"."+fld.Name, fn, &fld.Description, &fld.AIContext, info)
+	}
 	return nil
 }
 
+// entry fills the description and adds synonyms of one dataset or field
+// written at node, printing one summary line when anything changed (or
+// could not be).
+func (ed *enrichEdit) entry(label string, node compiler.Node, desc *string, aiCtx **ossie.AIContext, info dhEntry) {
+	var did []string
+	verb := ""
+	switch {
+	case info.description == "" || info.description == strings.TrimSpace(*desc):
+	case strings.TrimSpace(*desc) == "":
+		verb = "added"
+	case ed.overwrite:
+		verb = "replaced"
+	default:
+		ed.st.kept++
+	}
+	if verb != "" {
+		if err := ed.setDescription(node, info.description); err != nil {
+			did = append(did, "description not "+verb+": "+err.Error())
+		} else {
+			*desc = info.description
+			did = append(did, "description "+verb)
+			if verb == "added" {
+				ed.st.added++
+			} else {
+				ed.st.replaced++
+			}
+		}
+	}
+	if add := missingSynonyms(*aiCtx, info.synonyms); len(add) > 0 {
+		did = append(did, ed.synonyms(node, aiCtx, add))
+	}
+	if len(did) > 0 {
+		fmt.Fprintf(ed.env.stdout, "%s: %s\n", label, strings.Join(did, "; "))
+	}
+}
+
+// synonyms adds the names to ai_context.synonyms and says what it did.
+func (ed *enrichEdit) synonyms(node compiler.Node, aiCtx **ossie.AIContext, add []string) string {
+	if *aiCtx != nil && (*aiCtx).IsText {
+		return fmt.Sprintf("synonyms %s not added: ai_context is a string (make it {instructions: ...} to let enrich add synonyms)", strings.Join(add, ", "))
+	}
+	if err := ed.addSynonyms(node, add); err != nil {
+		return fmt.Sprintf("synonyms %s not added: %v", strings.Join(add, ", "), err)
+	}
+	if *aiCtx == nil {
+		*aiCtx = &ossie.AIContext{}
+	}
+	(*aiCtx).Synonyms = append((*aiCtx).Synonyms, add...)
+	ed.st.synonyms += len(add)
+	return "synonyms added: " + strings.Join(add, ", ")
+}
+
+// descriptionAfter are the keys a new description is written after (an
+// author puts it under the name, not below a long field list).
+var descriptionAfter = []string{"name", "source", "primary_key", "unique_keys", "label"}
+
+func (ed *enrichEdit) setDescription(node compiler.Node, text string) error {
+	if !node.IsMapping() {
+		return errShared
+	}
+	e, ok, err := ed.text.find(node, "description")
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		ed.text.setValue(e, quoted(text))
+		return nil
+	}
+	return ed.text.insertEntry(node, "description", descriptionAfter, func(string) string { return " " + quoted(text) }, quoted(text))
+}
+
 // addSynonyms appends to ai_context.synonyms, creating what is missing.
-func addSynonyms(node *ast.MappingNode, add []string) error {
+func (ed *enrichEdit) addSynonyms(node compiler.Node, add []string) error {
+	if !node.IsMapping() {
+		return errShared
+	}
 	items := make([]string, len(add))
 	for i, s := range add {
 		items[i] = quoted(s)
 	}
 	list := "[" + strings.Join(items, ", ") + "]"
-	ctx := asMapping(mapValue(node, "ai_context"))
-	if ctx == nil {
-		if err := addEntries(node, "ai_context:\n  synonyms: "+list); err != nil {
-			return err
-		}
-		placeAfter(node, "ai_context", "name", "source", "primary_key", "unique_keys", "label", "description")
+	t := ed.text
+	e, ok, err := t.find(node, "ai_context")
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return t.insertEntry(node, "ai_context", slices.Concat(descriptionAfter, []string{"description"}),
+			func(ind string) string { return "\n" + ind + "  synonyms: " + list }, `{"synonyms": `+list+`}`)
+	}
+	ctx := owned(node, "ai_context")
+	if !ctx.IsMapping() {
+		t.setValue(e, `{"synonyms": `+list+`}`)
 		return nil
 	}
-	syn := asSequence(mapValue(ctx, "synonyms"))
-	if syn == nil {
-		return addEntries(ctx, "synonyms: "+list)
-	}
-	n, err := parseValue(list)
-	if err != nil {
+	se, ok, err := t.find(ctx, "synonyms")
+	switch {
+	case err != nil:
 		return err
+	case !ok:
+		return t.insertEntry(ctx, "synonyms", nil, func(string) string { return " " + list }, list)
 	}
-	src := asSequence(n)
-	if !syn.IsFlowStyle {
-		if n, err = parseValue("- " + strings.Join(items, "\n- ")); err != nil {
-			return err
-		}
-		src = asSequence(n)
+	if syn := owned(ctx, "synonyms"); len(syn.Items()) > 0 {
+		return t.appendItems(se, syn, items)
 	}
-	return ast.Merge(syn, src)
+	t.setValue(se, list)
+	return nil
 }
 
 // missingSynonyms are the names not yet among the synonyms (case-insensitive).
@@ -295,6 +342,29 @@ func missingSynonyms(ctx *ossie.AIContext, names []string) []string {
 		}
 	}
 	return out
+}
+
+// plainIdentifier is an unquoted, unqualified name.
+var plainIdentifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// fieldInfo is DataHub's entry for the column of f (fieldColumn). An
+// expression that is a plain identifier names that column (SQL folds it
+// to lower case) unless the parser reads it as something else (a
+// keyword), when the field's name counts: the parse, the costliest step
+// of a large document's enrichment, is needed only when exactly those
+// two differ and DataHub knows one of them.
+func fieldInfo(f ossie.Field, fields map[string]dhEntry) (dhEntry, bool) {
+	if p, ok := f.Expression.Portable(); ok && plainIdentifier.MatchString(p.Expression) {
+		column, name := strings.ToLower(p.Expression), strings.ToLower(f.Name)
+		_, byColumn := fields[column]
+		_, byName := fields[name]
+		if column == name || !byColumn && !byName {
+			info, ok := fields[name]
+			return info, ok
+		}
+	}
+	info, ok := fields[strings.ToLower(fieldColumn(f))]
+	return info, ok
 }
 
 // fieldColumn is the column a field reads when its portable expression is

@@ -147,8 +147,10 @@ func (in *ossieInput) parseDoc() (*compiler.Parsed, compiler.Problems) {
 		return compiler.Parse(in.doc)
 	}
 	parsed, probs := compiler.ParseNode(in.tree)
-	probs = append(append(compiler.Problems(nil), in.treeProbs...), probs...)
-	probs.Sort()
+	if len(in.treeProbs) > 0 {
+		probs = append(append(compiler.Problems(nil), in.treeProbs...), probs...)
+		probs.Sort()
+	}
 	return parsed, probs
 }
 

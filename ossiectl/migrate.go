@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/spf13/cobra"
 
 	"github.com/ossie-dev/ossie/api/ossie"
@@ -141,10 +139,8 @@ func migrateFile(name, to string) *migration {
 // migrateData computes the migration of data (the content of the file
 // name) to version to; diff uses it to compare old documents in memory.
 // The file is read once with the compiler's reader, which finds what to
-// change and where; a change of `version` alone is then made on the text
-// (every other byte stays as written) and only other changes go through
-// a comment-keeping tree (goccy/go-yaml), which costs about ten times as
-// much (issue 25: 300 MB for a document at the limits).
+// change and where; the changes are made on the text (yamlText), every
+// other byte staying as written.
 func migrateData(name string, data []byte, to string) *migration {
 	m := &migration{file: name}
 	if p := compiler.CheckDocument(data); p != nil {
@@ -185,7 +181,7 @@ func migrateData(name string, data []byte, to string) *migration {
 		m.human = append(m.human, fmt.Sprintf("%sversion: %q is not a version migrate knows (%s, and \"1.0\" or none for pre-release documents)", prefix, m.from, strings.Join(ossie.SupportedVersions, ", ")))
 		return m
 	}
-	var e treeEdits
+	var e migrationEdits
 	if to == ossie.Version011 {
 		m.notes, e.sources = downgradeTo011(doc, prefix)
 	} else if slices.ContainsFunc(doc.Keys(), isTopList) {
@@ -194,17 +190,16 @@ func migrateData(name string, data []byte, to string) *migration {
 		e.dropLists = true
 		m.notes = append(m.notes, prefix+"dialects, "+prefix+"vendors: removed (0.1.1-only enumeration lists)")
 	}
-	var ok bool
-	if len(e.sources) == 0 && !e.dropLists {
-		m.out, ok = versionTextEdit(data, version, hasVersion, doc, to)
+	text := newYAMLText(data)
+	err := e.make(text, doc, to)
+	if err == nil {
+		m.out, err = text.result()
 	}
-	if !ok {
-		var err error
-		if m.out, err = migrateTree(data, prefix != "", e, to); err != nil {
-			m.err = err
-			return m
-		}
+	if err != nil {
+		m.err = err
+		return m
 	}
+	versionOnly := len(e.sources) == 0 && !e.dropLists
 	// Never write a document that no longer reads: a mechanical change
 	// must keep it parseable, and a problem that was there before is for
 	// the author to fix first. A version changed in place is checked on
@@ -212,7 +207,7 @@ func migrateData(name string, data []byte, to string) *migration {
 	// same); anything else is read again.
 	var in *ossieInput
 	var probs compiler.Problems
-	if ok && hasVersion {
+	if versionOnly && hasVersion {
 		edited := doc.With("version", version.WithText(to))
 		if prefix != "" {
 			in, probs = fromTree(root.With("spec", edited), readProbs)
@@ -261,8 +256,8 @@ func textOf(n compiler.Node) string {
 	return s
 }
 
-// treeEdits are the changes beyond `version` a migration makes.
-type treeEdits struct {
+// migrationEdits are the changes beyond `version` a migration makes.
+type migrationEdits struct {
 	sources   []tableSource // {kind: table, object: X} sources to write as X
 	dropLists bool          // remove the top-level dialects and vendors
 }
@@ -277,49 +272,46 @@ type tableSource struct {
 // lists.
 func isTopList(key string) bool { return key == "dialects" || key == "vendors" }
 
-// migrateTree makes the edits and sets `version` on data's comment-keeping
-// tree and prints it.
-func migrateTree(data []byte, manifest bool, e treeEdits, to string) ([]byte, error) {
-	f, err := parser.ParseBytes(data, parser.ParseComments)
-	if err != nil || len(f.Docs) != 1 {
-		return nil, fmt.Errorf("internal: the file read once does not read as a tree (%v)", err)
-	}
-	doc := asMapping(f.Docs[0].Body)
-	if manifest {
-		doc = asMapping(mapValue(doc, "spec"))
-	}
-	if doc == nil {
-		return nil, fmt.Errorf("internal: the document read once is not a mapping as a tree")
-	}
+// make records the edits and the new `version` on the text of the
+// document written at doc.
+func (e migrationEdits) make(t *yamlText, doc compiler.Node, to string) error {
+	models := ownedItems(owned(doc, "semantic_model"))
 	for _, s := range e.sources {
-		// The tree holds what the reader found unless the text reaches it
-		// through an alias or a merge key, which the reader expands.
-		var src *ast.MappingValueNode
-		if models := asSequence(mapValue(doc, "semantic_model")); models != nil && s.model < len(models.Values) {
-			if datasets := asSequence(mapValue(asMapping(models.Values[s.model]), "datasets")); datasets != nil && s.dataset < len(datasets.Values) {
-				src = mapGet(asMapping(datasets.Values[s.dataset]), "source")
+		// The reader expands aliases and merge keys; the text edited must
+		// be the dataset's own.
+		err := errShared
+		if s.model < len(models) {
+			if datasets := ownedItems(owned(models[s.model], "datasets")); s.dataset < len(datasets) && datasets[s.dataset].IsMapping() {
+				var src entry
+				if src, _, err = t.find(datasets[s.dataset], "source"); err == nil {
+					t.setValue(src, quoted(s.object))
+				}
 			}
 		}
-		err := fmt.Errorf("written through an alias or merge key")
-		if src != nil {
-			err = replaceValue(src, quoted(s.object))
-		}
 		if err != nil {
-			return nil, fmt.Errorf("semantic_model[%d].datasets[%d].source: %w; set `source:` to the table name by hand", s.model, s.dataset, err)
+			return fmt.Errorf("semantic_model[%d].datasets[%d].source: %w; set `source:` to the table name by hand", s.model, s.dataset, err)
 		}
 	}
 	if e.dropLists {
-		doc.Values = slices.DeleteFunc(doc.Values, func(v *ast.MappingValueNode) bool { return isTopList(v.Key.GetToken().Value) })
+		for _, key := range []string{"dialects", "vendors"} {
+			list, ok, err := t.find(doc, key)
+			if err == nil && ok {
+				err = t.deleteEntry(list)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w; remove it by hand", key, err)
+			}
+		}
 	}
-	if entry := mapGet(doc, "version"); entry != nil {
-		err = replaceValue(entry, quoted(to))
-	} else {
-		err = prependEntry(doc, "version", quoted(to))
+	version, ok, err := t.find(doc, "version")
+	switch {
+	case err != nil:
+		return fmt.Errorf("version: %w; set it by hand", err)
+	case ok:
+		t.setValue(version, quoted(to))
+		return nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return renderFile(f, data)
+	return t.insertFirst(doc, "version", quoted(to))
 }
 
 // downgradeTo011 finds what 0.2.0.dev0 added that has a 0.1.1 spelling
@@ -359,55 +351,6 @@ func downgradeTo011(doc compiler.Node, prefix string) (notes []string, sources [
 		}
 	}
 	return notes, sources
-}
-
-// versionTextEdit sets `version` by editing the text: the old value's
-// bytes are replaced, or a `version:` line is inserted above the first key
-// of a block mapping. It reports false when the text is not laid out as
-// expected (flow style, unusual quoting, a null), and the caller edits
-// the tree.
-func versionTextEdit(data []byte, version compiler.Node, hasVersion bool, doc compiler.Node, to string) ([]byte, bool) {
-	lines := strings.SplitAfter(string(data), "\n")
-	if hasVersion {
-		value, ok := version.Scalar()
-		pos := version.Pos()
-		if !ok || version.IsNull() || pos.Line < 1 || pos.Line > len(lines) || pos.Column < 1 || pos.Column > len(lines[pos.Line-1]) {
-			return nil, false
-		}
-		line := lines[pos.Line-1]
-		start := pos.Column - 1
-		end := start
-		switch line[start] {
-		case '"', '\'':
-			closing := strings.IndexByte(line[start+1:], line[start])
-			if closing < 0 {
-				return nil, false
-			}
-			end = start + 1 + closing + 1
-		default:
-			for end < len(line) && !strings.ContainsRune(" \t\r\n#,}", rune(line[end])) {
-				end++
-			}
-		}
-		if raw := line[start:end]; strings.Trim(raw, `"'`) != value {
-			return nil, false
-		}
-		lines[pos.Line-1] = line[:start] + quoted(to) + line[end:]
-		return []byte(strings.Join(lines, "")), true
-	}
-	keys := doc.Keys()
-	if len(keys) == 0 {
-		return nil, false
-	}
-	// A block mapping starts at its first key, at the start of its line
-	// (a flow mapping at its `{`).
-	_, pos, _ := doc.Get(keys[0])
-	if pos.Line < 1 || pos.Line > len(lines) || pos != doc.Pos() || strings.TrimSpace(lines[pos.Line-1][:min(pos.Column-1, len(lines[pos.Line-1]))]) != "" {
-		return nil, false
-	}
-	ins := strings.Repeat(" ", pos.Column-1) + "version: " + quoted(to) + "\n"
-	lines = append(lines[:pos.Line-1], append([]string{ins}, lines[pos.Line-1:]...)...)
-	return []byte(strings.Join(lines, "")), true
 }
 
 // dialectsTo011 notes the expression entries whose dialect the upstream

@@ -161,15 +161,28 @@ func TestMigrateCheckAndErrors(t *testing.T) {
 	}
 }
 
-// An unversioned JSON document gets `version` first and stays JSON.
+// An unversioned JSON document gets `version` first and stays JSON laid
+// out as written: on the line of `{`, or on a line of its own when the
+// first member has one.
 func TestMigrateUnversionedJSON(t *testing.T) {
 	p := writeTemp(t, "s.json", `{"semantic_model": [{"name": "shop", "datasets": [{"name": "t", "source": "t"}]}]}`+"\n")
 	if code, out, errs := run(t, "", "migrate", "--to", "0.1.1", p); code != ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 	got := string(readFile(t, p))
-	if !strings.HasPrefix(got, "{\n  \"version\": \"0.1.1\",\n  \"semantic_model\": [") {
-		t.Errorf("got\n%s", got)
+	if want := `{"version": "0.1.1", "semantic_model": [{"name": "shop", "datasets": [{"name": "t", "source": "t"}]}]}` + "\n"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if code, out, _ := run(t, "", "validate", p); code != ExitOK || !strings.Contains(out, "(0.1.1: 1)") {
+		t.Errorf("validate: exit %d %s", code, out)
+	}
+	model := `[{"name": "shop", "datasets": [{"name": "t", "source": "t"}]}]`
+	p = writeTemp(t, "pretty.json", "{\n  \"semantic_model\": "+model+"\n}\n")
+	if code, out, errs := run(t, "", "migrate", "--to", "0.1.1", p); code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if got, want := string(readFile(t, p)), "{\n  \"version\": \"0.1.1\",\n  \"semantic_model\": "+model+"\n}\n"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	if code, out, _ := run(t, "", "validate", p); code != ExitOK || !strings.Contains(out, "(0.1.1: 1)") {
 		t.Errorf("validate: exit %d %s", code, out)

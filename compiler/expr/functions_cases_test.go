@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/goccy/go-yaml"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // functionCases is the conformance suite's list of function cases, run on

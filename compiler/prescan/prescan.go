@@ -3,9 +3,10 @@
 //
 // Each scan is one pass over the bytes with constant work per byte and no
 // allocation beyond a stack of open block levels, so refusing a 1 MB input
-// costs about a millisecond. goccy/go-yaml, which ossiectl's editing
-// commands use, spends time and memory that grow with the square of the
-// nesting and of the keys of one block mapping, and about 1.5 KB per value
+// costs about a millisecond. goccy/go-yaml (which ossiectl's editing
+// commands used before they edited text) spends time and memory that
+// grow with the square of the nesting and of the keys of one block
+// mapping, and about 1.5 KB per value
 // (issue 13: 40 KB of nested brackets, 6.6 s and 0.9 GB; issue 25: 160 KB,
 // 24 s and 9.7 GB, and 130,000 keys of one mapping, 39 s and 32 GB); the
 // model reader's go-yaml v3 spends about 250 bytes per value. So a bound
