@@ -11,6 +11,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/prescan/prescantest"
+	"sigs.k8s.io/yaml"
 )
 
 var limitLine = regexp.MustCompile(`:(\d+):\d+: error OSS1021: `)
@@ -151,4 +152,24 @@ func FuzzMigrateData(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkManifestJSON: `ossiectl manifest`'s rewriting of a JSON
+// document as block YAML, over each document at the limits written as
+// JSON. Budget (issue 25): under 1 s and 100 MB each.
+func BenchmarkManifestJSON(b *testing.B) {
+	for _, s := range prescantest.AtLimits(compiler.DocumentLimits) {
+		doc, err := yaml.YAMLToJSON(s.Data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(s.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := buildManifest(doc, "m", "", "m.json", nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	goyaml "github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
+	yaml3 "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
@@ -101,12 +101,11 @@ func (e *env) manifestCmd() *cobra.Command {
 // order and block scalars survive), then the governance entries.
 func buildManifest(doc []byte, name, namespace, source string, extra []byte) ([]byte, error) {
 	if isJSON(doc) {
-		var v any
-		if err := goyaml.UnmarshalWithOptions(doc, &v, goyaml.UseOrderedMap()); err != nil {
+		n, err := readYAMLNode(doc)
+		if err != nil {
 			return nil, err
 		}
-		var err error
-		if doc, err = goyaml.MarshalWithOptions(v, goyaml.IndentSequence(true)); err != nil {
+		if doc, err = blockYAML(n); err != nil {
 			return nil, err
 		}
 	}
@@ -190,25 +189,26 @@ func governanceSpec(name string) (spec, data []byte, views []json.RawMessage, er
 	// document is compiled, so every problem is listed at once.
 	// Emit what the author wrote, in the author's order, now that it is
 	// known to fit the API types.
-	var ordered goyaml.MapSlice
-	if err := goyaml.UnmarshalWithOptions(data, &ordered, goyaml.UseOrderedMap()); err != nil {
+	top2, err := readYAMLNode(data)
+	if err != nil {
 		return bad(err)
 	}
-	var out, gov goyaml.MapSlice
-	for _, item := range ordered {
-		if item.Key == "views" {
-			out = append(out, goyaml.MapItem{Key: "views", Value: item.Value})
+	out := &yaml3.Node{Kind: yaml3.MappingNode}
+	gov := &yaml3.Node{Kind: yaml3.MappingNode}
+	for i := 0; i+1 < len(top2.Content); i += 2 {
+		if top2.Content[i].Value == "views" {
+			out.Content = append(out.Content, top2.Content[i], top2.Content[i+1])
 		} else {
-			gov = append(gov, item)
+			gov.Content = append(gov.Content, top2.Content[i], top2.Content[i+1])
 		}
 	}
-	if len(gov) > 0 {
-		out = append(out, goyaml.MapItem{Key: "governance", Value: gov})
+	if len(gov.Content) > 0 {
+		out.Content = append(out.Content, &yaml3.Node{Kind: yaml3.ScalarNode, Value: "governance"}, gov)
 	}
-	if len(out) == 0 {
+	if len(out.Content) == 0 {
 		return nil, data, views, nil
 	}
-	spec, err = goyaml.MarshalWithOptions(out, goyaml.IndentSequence(true))
+	spec, err = blockYAML(out)
 	return spec, data, views, err
 }
 
