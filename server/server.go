@@ -29,6 +29,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -231,7 +232,7 @@ func (s *Server) Ready(ctx context.Context) error {
 //	POST /v1/models/{model}/query    plan + run: rows, columns, version, truncated
 //	POST /v1/models/{model}/sql      plan only: SQL and columns
 //	/mcp                             Model Context Protocol, streamable HTTP (mcp.go)
-//	GET  /, /ui/...                  the web explorer (web.go)
+//	GET  /, /ui/...                  the web explorer (server/web)
 //	GET  /healthz, /readyz, /openapi.json, /metrics (Prometheus)
 //
 // The /v1/ routes need authentication when Config.Auth is set; the probe,
@@ -273,7 +274,7 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	index, assets := webHandler()
+	index, assets := web.Handler()
 	return []route{
 		{method: http.MethodGet, pattern: "/v1/models", h: s.authed(s.handleList)},
 		{method: http.MethodGet, pattern: "/v1/models/{model}", h: s.authed(s.handleDetail)},
