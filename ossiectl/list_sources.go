@@ -12,6 +12,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // fileMetadata answers list from a model file through an in-process
@@ -124,7 +125,7 @@ func (r *remoteMetadata) get(ctx context.Context, path string, v any) error {
 		return &exitError{code: ExitUnreachable, message: fmt.Sprintf("reading %s: %v", u, err)}
 	}
 	if resp.StatusCode != http.StatusOK {
-		var p server.Error
+		var p problem.Error
 		_ = json.Unmarshal(data, &p)
 		msg := fmt.Sprintf("the server refused GET %s: HTTP %d", path, resp.StatusCode)
 		if p.Code != "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 func (e *env) queryCmd() *cobra.Command {
@@ -255,7 +256,7 @@ func refuseReplace(ctx context.Context, eng *duckdb.Engine, path string, loads [
 // reportAnswerError prints a server problem the way validate prints
 // document problems.
 func (e *env) reportAnswerError(err error, inMemory bool) error {
-	var se *server.Error
+	var se *problem.Error
 	if errors.As(err, &se) {
 		if len(se.Problems) > 0 {
 			printProblems(e.stderr, "query", se.Problems)

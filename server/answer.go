@@ -8,6 +8,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // Response is the answer to a metric query (POST /v1/models/{model}/query).
@@ -95,7 +96,7 @@ func (s *Server) dialect() dialect.Dialect {
 // members, row filters and masks (plan.PlanFor).
 func (s *Server) plan(ctx context.Context, m *model, q *plan.Query) (*plan.Plan, error) {
 	if q == nil {
-		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "empty query"}})
+		return nil, problem.QueryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "empty query"}})
 	}
 	// Every front end (REST, MCP, Go callers) plans here, so the size
 	// limits hold for all of them.
@@ -107,7 +108,7 @@ func (s *Server) plan(ctx context.Context, m *model, q *plan.Query) (*plan.Plan,
 		if len(probs) == 0 {
 			probs = compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "the planner returned no plan"}}
 		}
-		return nil, queryProblems(probs)
+		return nil, problem.QueryProblems(probs)
 	}
 	return p, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // AuditOptions configures the query audit log (Config.Audit).
@@ -77,12 +78,12 @@ func (s *Server) audit(ctx context.Context, model string, q *plan.Query, a *audi
 	via, _ := ctx.Value(viaKey{}).(string)
 	if via == "" {
 		via = "in-process"
-		if requestIDFrom(ctx) != "" {
+		if problem.RequestIDFrom(ctx) != "" {
 			via = "http"
 		}
 	}
 	attrs = append(attrs, slog.String("via", via))
-	if rid := requestIDFrom(ctx); rid != "" {
+	if rid := problem.RequestIDFrom(ctx); rid != "" {
 		attrs = append(attrs, slog.String("request_id", rid))
 	}
 	if q != nil {
@@ -103,7 +104,7 @@ func (s *Server) audit(ctx context.Context, model string, q *plan.Query, a *audi
 	outcome, status := "ok", http.StatusOK
 	if err != nil {
 		outcome, status = "error", http.StatusInternalServerError
-		var e *Error
+		var e *problem.Error
 		if errors.As(err, &e) {
 			outcome, status = e.Code, e.Status
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // AuthOptions configures NewAuth. At least one way in must be set:
@@ -152,11 +153,10 @@ func bearerToken(values []string) (string, bool) {
 	return token, true
 }
 
-// authed wraps an API handler: the request runs under the authenticated
-// identity, or gets a 401 problem. Without Config.Auth every request runs
-// ungoverned.
-func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
-	a := s.cfg.Auth
+// Require wraps an API handler: the request runs under the authenticated
+// identity, or gets a 401 problem. A nil Auth (no Config.Auth) runs every
+// request ungoverned.
+func (a *Auth) Require(h http.HandlerFunc) http.HandlerFunc {
 	if a == nil {
 		return h
 	}
@@ -166,14 +166,42 @@ func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 			a.metrics.failures.WithLabelValues(fail.reason).Inc()
 			a.log.Info("unauthenticated request", "path", r.URL.Path, "reason", fail.reason)
 			w.Header().Set("WWW-Authenticate", challenge(fail.reason))
-			writeProblem(w, r, &Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.detail})
+			problem.WriteProblem(w, r, &problem.Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.detail})
 			return
 		}
-		if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
-			info.caller = id.Name
+		if info, ok := r.Context().Value(problem.RequestInfoKey{}).(*problem.RequestInfo); ok {
+			info.Caller = id.Name
 		}
 		h(w, r.WithContext(WithIdentity(r.Context(), id)))
 	}
+}
+
+// AuthenticatePassword maps the password a SQL client sent onto the
+// caller it stands for: a bearer token of the tokens file, or the
+// anonymous identity for an empty password when anonymous roles are
+// configured. ok=false means refused (counted as an invalid token).
+// A nil Auth returns nil, true: ungoverned. The trusted proxy
+// has no SQL form (it authenticates HTTP headers), so proxy identities
+// cannot reach this endpoint.
+func (a *Auth) AuthenticatePassword(password string) (*Identity, bool) {
+	if a == nil {
+		return nil, true
+	}
+	if password == "" && a.anonymous != nil {
+		return a.anonymous, true
+	}
+	if password != "" && a.tokens != nil {
+		if id := a.tokens.get().lookup(password); id != nil {
+			return id, true
+		}
+	}
+	reason := failToken
+	if password == "" {
+		reason = failMissing
+	}
+	a.metrics.failures.WithLabelValues(reason).Inc()
+	a.log.Info("unauthenticated SQL connection", "reason", reason)
+	return nil, false
 }
 
 // challenge is the WWW-Authenticate value of a 401 (RFC 6750 section 3).
@@ -186,9 +214,3 @@ func challenge(reason string) string {
 	}
 	return `Bearer realm="ossie"`
 }
-
-// requestInfo lets the access log name the caller the inner handler
-// authenticated, and carries the request id (requestid.go).
-type requestInfo struct{ caller, id string }
-
-type requestInfoKey struct{}

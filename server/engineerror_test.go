@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // leakMarkers are fragments of the planned SQL of a state_analyst query,
@@ -39,8 +40,8 @@ func wantRequestID(t *testing.T, f *authFixture, resp *http.Response, body []byt
 	if err := json.Unmarshal(body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.RequestID == "" || doc.RequestID != resp.Header.Get(RequestIDHeader) {
-		t.Fatalf("request_id %q, header %q", doc.RequestID, resp.Header.Get(RequestIDHeader))
+	if doc.RequestID == "" || doc.RequestID != resp.Header.Get(problem.RequestIDHeader) {
+		t.Fatalf("request_id %q, header %q", doc.RequestID, resp.Header.Get(problem.RequestIDHeader))
 	}
 	for _, line := range strings.Split(f.logs.String(), "\n") {
 		if strings.Contains(line, `"msg":"engine error"`) && strings.Contains(line, doc.RequestID) && strings.Contains(line, logged) {
@@ -129,7 +130,7 @@ func TestDebugErrors(t *testing.T) {
 	}
 	// In-process callers keep the engine's message in EngineMessage.
 	_, err := debug.srv.Answer(WithIdentity(context.Background(), &Identity{Name: "g", Roles: []string{"x"}}), "missing", mustQuery(t, q))
-	var e *Error
+	var e *problem.Error
 	if !errors.As(err, &e) || strings.Contains(e.Detail, "no_such_table") || !strings.Contains(e.EngineMessage, "no_such_table") {
 		t.Errorf("governed in-process caller with debug: %#v", err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // A request field either changes the answer as documented or is refused
@@ -594,7 +595,7 @@ func TestEveryCallerFieldHasAnEffect(t *testing.T) {
 		resp, err := f.srv.Answer(WithIdentity(context.Background(), &id), "fields", q)
 		got := ""
 		if err != nil {
-			var e *Error
+			var e *problem.Error
 			if !errors.As(err, &e) {
 				t.Fatal(err)
 			}

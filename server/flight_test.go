@@ -11,6 +11,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/problem"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -231,7 +232,7 @@ func TestSharedFlightEngineFailure(t *testing.T) {
 	close(held.release)
 	wg.Wait()
 	for i, err := range errs {
-		var e *Error
+		var e *problem.Error
 		if !errors.As(err, &e) || e.Code != compiler.CodeEngine {
 			t.Errorf("caller %d: %v, want the engine's failure (OSS5001)", i, err)
 		}

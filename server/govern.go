@@ -8,6 +8,7 @@ import (
 
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // caller is the planner's view of the identity; nil (no identity) plans
@@ -34,7 +35,7 @@ func (m *model) visibleTo(ctx context.Context) (plan.Visibility, bool) {
 
 // lookupFor is lookup for the caller of ctx: a model the caller cannot
 // see is an unknown model, and the names offered are the visible ones.
-func (s *Server) lookupFor(ctx context.Context, name string) (*model, *Error) {
+func (s *Server) lookupFor(ctx context.Context, name string) (*model, *problem.Error) {
 	c := s.store.snapshot()
 	name, e := c.resolve(ctx, name)
 	if e != nil {
@@ -58,12 +59,12 @@ func (s *Server) lookupFor(ctx context.Context, name string) (*model, *Error) {
 			}
 		}
 	}
-	return nil, unknownModel(name, known)
+	return nil, problem.UnknownModel(name, known)
 }
 
 // describe is the metadata of model as the caller of ctx may see it
 // (GET /v1/models/{model}, the MCP describe_model tool).
-func (s *Server) describe(ctx context.Context, name string) (ModelDetail, *Error) {
+func (s *Server) describe(ctx context.Context, name string) (ModelDetail, *problem.Error) {
 	m, err := s.lookupFor(ctx, name)
 	if err != nil {
 		return ModelDetail{}, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/postgres"
+	"github.com/ossie-dev/ossie/server/problem"
 	"github.com/ossie-dev/ossie/test/pgtest"
 )
 
@@ -92,7 +93,7 @@ CREATE VIEW slow AS SELECT x, x AS y FROM t, LATERAL (SELECT pg_sleep(3)) s`); e
 	<-started
 	time.Sleep(300 * time.Millisecond)
 	_, err = srv.Answer(WithIdentity(ctx, &Identity{Name: "a"}), "slow", mustQuery(t, `{"metrics":["n"]}`))
-	var e *Error
+	var e *problem.Error
 	if !errors.As(err, &e) || e.Status != 429 || e.Code != compiler.CodeTooManyQueries || !strings.Contains(e.Detail, "share") {
 		t.Errorf("caller a over its share: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3gen"
 
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // openAPIPaths is the written part of the OpenAPI 3.1 description of
@@ -43,7 +44,7 @@ var responseSchemas = map[string]any{
 	"ResultColumn":  ResultColumn{},
 	"QueryResponse": Response{},
 	"PlanResponse":  PlanResponse{},
-	"Problem":       problemDoc{},
+	"Problem":       problem.Doc{},
 	"ModelStatuses": map[string]ModelStatus{},
 }
 

@@ -29,6 +29,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/problem"
 	"github.com/ossie-dev/ossie/server/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -251,12 +252,12 @@ func (s *Server) Handler() http.Handler {
 		method := rt.method
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", method)
-			writeProblem(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: compiler.CodeMethodNotAllowed, Title: "Method not allowed",
+			problem.WriteProblem(w, r, &problem.Error{Status: http.StatusMethodNotAllowed, Code: compiler.CodeMethodNotAllowed, Title: "Method not allowed",
 				Detail: r.Method + " is not allowed here; use " + method})
 		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, &Error{Status: http.StatusNotFound, Detail: "no such endpoint; see /openapi.json"})
+		problem.WriteProblem(w, r, &problem.Error{Status: http.StatusNotFound, Detail: "no such endpoint; see /openapi.json"})
 	})
 	return s.middleware(s.loopbackGuard(mux))
 }
@@ -293,6 +294,9 @@ func (s *Server) routes() []route {
 	}
 }
 
+// authed wraps an API handler in Config.Auth (auth.Require).
+func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc { return s.cfg.Auth.Require(h) }
+
 // statusWriter records the status for the access log.
 type statusWriter struct {
 	http.ResponseWriter
@@ -323,21 +327,21 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		info := &requestInfo{id: newRequestID()}
-		w.Header().Set(RequestIDHeader, info.id)
-		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
+		info := &problem.RequestInfo{ID: problem.NewRequestID()}
+		w.Header().Set(problem.RequestIDHeader, info.ID)
+		r = r.WithContext(context.WithValue(r.Context(), problem.RequestInfoKey{}, info))
 		defer func() {
 			if rec := recover(); rec != nil {
 				if rec == http.ErrAbortHandler {
 					panic(rec)
 				}
-				s.cfg.Logger.Error("panic serving request", "request_id", info.id, "path", r.URL.Path, "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
+				s.cfg.Logger.Error("panic serving request", "request_id", info.ID, "path", r.URL.Path, "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
 				if sw.status == 0 {
-					writeProblem(sw, r, &Error{Status: http.StatusInternalServerError, Detail: "internal error"})
+					problem.WriteProblem(sw, r, &problem.Error{Status: http.StatusInternalServerError, Detail: "internal error"})
 				}
 			}
 			s.metrics.observe(r, sw.status)
-			s.cfg.Logger.Info("request", "request_id", info.id, "method", r.Method, "path", r.URL.Path, "status", sw.status, "caller", info.caller, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+			s.cfg.Logger.Info("request", "request_id", info.ID, "method", r.Method, "path", r.URL.Path, "status", sw.status, "caller", info.Caller, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 		}()
 		next.ServeHTTP(sw, r)
 	})

@@ -21,6 +21,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // shopTables are the rows of testdata/shop.yaml and slow.yaml.
@@ -359,7 +360,7 @@ func TestAnswerIsTheHTTPPath(t *testing.T) {
 		t.Error(err)
 	}
 	_, err = f.srv.Answer(context.Background(), "nope", q)
-	var e *Error
+	var e *problem.Error
 	if !errors.As(err, &e) || e.Status != 404 || e.Code != compiler.CodeUnknownModel {
 		t.Errorf("unknown model: %v", err)
 	}

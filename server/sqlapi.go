@@ -46,32 +46,10 @@ func (s *Server) StreamAnswer(ctx context.Context, model string, q *plan.Query, 
 func (s *Server) AuthRequired() bool { return s.cfg.Auth != nil }
 
 // AuthenticatePassword maps the password a SQL client sent onto the
-// caller it stands for: a bearer token of the tokens file, or the
-// anonymous identity for an empty password when anonymous roles are
-// configured. ok=false means refused (counted as an invalid token).
-// Without Config.Auth it returns nil, true: ungoverned. The trusted proxy
-// has no SQL form (it authenticates HTTP headers), so proxy identities
-// cannot reach this endpoint.
+// caller it stands for (Auth.AuthenticatePassword); without Config.Auth
+// it returns nil, true: ungoverned.
 func (s *Server) AuthenticatePassword(password string) (*Identity, bool) {
-	a := s.cfg.Auth
-	if a == nil {
-		return nil, true
-	}
-	if password == "" && a.anonymous != nil {
-		return a.anonymous, true
-	}
-	if password != "" && a.tokens != nil {
-		if id := a.tokens.get().lookup(password); id != nil {
-			return id, true
-		}
-	}
-	reason := failToken
-	if password == "" {
-		reason = failMissing
-	}
-	a.metrics.failures.WithLabelValues(reason).Inc()
-	a.log.Info("unauthenticated SQL connection", "reason", reason)
-	return nil, false
+	return s.cfg.Auth.AuthenticatePassword(password)
 }
 
 // VisibleModels lists the models the caller of ctx may read, as GET

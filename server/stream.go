@@ -11,6 +11,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // answerHead is what is known before the first row.
@@ -93,7 +94,7 @@ func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts A
 		return "", err
 	}
 	if s.cfg.Engine == nil {
-		return p.SQL, &Error{Status: http.StatusServiceUnavailable, Code: compiler.CodeEngine, Title: "Engine unavailable", Detail: "no engine is configured"}
+		return p.SQL, &problem.Error{Status: http.StatusServiceUnavailable, Code: compiler.CodeEngine, Title: "Engine unavailable", Detail: "no engine is configured"}
 	}
 	var countSQL string
 	if opts.Total {
@@ -200,7 +201,7 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, rec *answe
 	return nil
 }
 
-var errUnexpectedColumns = &Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Engine error",
+var errUnexpectedColumns = &problem.Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Engine error",
 	Detail: "the planned query returned an unexpected number of columns"}
 
 // replay hands a cached answer to sink.
