@@ -12,6 +12,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -20,7 +21,7 @@ import (
 // code behind GET /v1/models and GET /v1/models/{model}.
 type fileMetadata struct {
 	srv *server.Server
-	id  *server.Identity // --role: list as that caller; nil: ungoverned
+	id  *auth.Identity // --role: list as that caller; nil: ungoverned
 }
 
 func (e *env) localMetadata(name string, opts compiler.CompileOptions) (*fileMetadata, error) {
@@ -38,14 +39,14 @@ func (e *env) localMetadata(name string, opts compiler.CompileOptions) (*fileMet
 	}
 	l := &fileMetadata{srv: srv}
 	if c != nil {
-		l.id = &server.Identity{Name: "ossiectl", Roles: c.Roles, Attributes: c.Attributes}
+		l.id = &auth.Identity{Name: "ossiectl", Roles: c.Roles, Attributes: c.Attributes}
 	}
 	return l, nil
 }
 
 func (l *fileMetadata) ctx(ctx context.Context) context.Context {
 	if l.id != nil {
-		return server.WithIdentity(ctx, l.id)
+		return auth.WithIdentity(ctx, l.id)
 	}
 	return ctx
 }

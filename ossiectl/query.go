@@ -19,6 +19,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -85,7 +86,7 @@ func (e *env) queryCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			if c != nil { // answer as that caller, as the server does for a token
-				ctx = server.WithIdentity(ctx, &server.Identity{Name: "ossiectl", Roles: c.Roles, Attributes: c.Attributes})
+				ctx = auth.WithIdentity(ctx, &auth.Identity{Name: "ossiectl", Roles: c.Roles, Attributes: c.Attributes})
 			}
 			eng, err := ef.open(ctx, dbPath, tables, opts)
 			if err != nil {

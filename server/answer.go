@@ -8,6 +8,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -103,7 +104,7 @@ func (s *Server) plan(ctx context.Context, m *model, q *plan.Query) (*plan.Plan,
 	if e := s.cfg.Limits.checkQuery(q); e != nil {
 		return nil, e
 	}
-	p, probs := m.planner.PlanFor(q, s.dialect(), IdentityFrom(ctx).caller())
+	p, probs := m.planner.PlanFor(q, s.dialect(), auth.IdentityFrom(ctx).Caller())
 	if probs.HasErrors() || p == nil {
 		if len(probs) == 0 {
 			probs = compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "the planner returned no plan"}}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -69,7 +70,7 @@ func (s *Server) audit(ctx context.Context, model string, q *plan.Query, a *audi
 		log = s.cfg.Logger
 	}
 	attrs := []slog.Attr{slog.String("model", model), slog.String("model_version", a.version)}
-	id := IdentityFrom(ctx)
+	id := auth.IdentityFrom(ctx)
 	if id != nil {
 		attrs = append(attrs, slog.String("caller", id.Name), slog.Any("roles", id.Roles), slog.String("auth", id.Method))
 	} else {

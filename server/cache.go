@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -68,7 +69,7 @@ func newResultCache(maxBytes int64, ttl time.Duration, reg prometheus.Registerer
 
 // keyFor hashes the parts an answer depends on; id nil is the ungoverned
 // caller. Length prefixes keep "ab"+"c" apart from "a"+"bc".
-func keyFor(model, version string, id *Identity, sql, countSQL string) cacheKey {
+func keyFor(model, version string, id *auth.Identity, sql, countSQL string) cacheKey {
 	h := sha256.New()
 	put := func(s string) {
 		var n [8]byte
@@ -105,8 +106,8 @@ func keyFor(model, version string, id *Identity, sql, countSQL string) cacheKey 
 	return k
 }
 
-// get returns the live entry for k.
-func (c *resultCache) get(k cacheKey) (*cacheEntry, bool) {
+// Get returns the live entry for k.
+func (c *resultCache) Get(k cacheKey) (*cacheEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[k]

@@ -9,6 +9,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -81,7 +82,7 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 	id := problem.RequestIDFrom(parent)
 	s.cfg.Logger.Warn("engine error", "request_id", id, "status", e.Status, "code", e.Code, "error", err)
 	switch {
-	case s.cfg.DebugErrors && IdentityFrom(parent) == nil:
+	case s.cfg.DebugErrors && auth.IdentityFrom(parent) == nil:
 		e.Detail += "; engine: " + e.EngineMessage
 	case pointsToLog:
 		e.Detail += detailInLog

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -72,7 +73,7 @@ func TestEngineErrorsDoNotLeak(t *testing.T) {
 	t.Cleanup(cancel)
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	a, err := NewAuth(ctx, AuthOptions{TokensFile: tokens, Logger: log})
+	a, err := auth.New(ctx, auth.Options{TokensFile: tokens, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestDebugErrors(t *testing.T) {
 		t.Errorf("debug without the engine message: %s", body)
 	}
 	// In-process callers keep the engine's message in EngineMessage.
-	_, err := debug.srv.Answer(WithIdentity(context.Background(), &Identity{Name: "g", Roles: []string{"x"}}), "missing", mustQuery(t, q))
+	_, err := debug.srv.Answer(auth.WithIdentity(context.Background(), &auth.Identity{Name: "g", Roles: []string{"x"}}), "missing", mustQuery(t, q))
 	var e *problem.Error
 	if !errors.As(err, &e) || strings.Contains(e.Detail, "no_such_table") || !strings.Contains(e.EngineMessage, "no_such_table") {
 		t.Errorf("governed in-process caller with debug: %#v", err)
@@ -180,7 +181,7 @@ func TestGovernedFlightsErrorsDoNotLeak(t *testing.T) {
 	t.Cleanup(cancel)
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	a, err := NewAuth(ctx, AuthOptions{TokensFile: tokens, Logger: log})
+	a, err := auth.New(ctx, auth.Options{TokensFile: tokens, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,7 +172,7 @@ func (s *Server) shareRun(ctx context.Context, run runSpec, sink answerSink) err
 		if s.cache != nil {
 			// The leader's answer went to the cache when it fits: a hit,
 			// as before sharing worked without the cache.
-			if e, ok := s.cache.get(run.key); ok {
+			if e, ok := s.cache.Get(run.key); ok {
 				s.cache.hits.Inc()
 				return replay(e, s.cache.now(), sink)
 			}

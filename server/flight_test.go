@@ -11,6 +11,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -44,12 +45,12 @@ func (h *heldSink) begin(hd *answerHead) error {
 
 // hold starts a leader for q as id and returns it once its engine query
 // is running (its flight registered).
-func hold(t *testing.T, f *fixture, id *Identity, q string) (*heldSink, <-chan error) {
+func hold(t *testing.T, f *fixture, id *auth.Identity, q string) (*heldSink, <-chan error) {
 	t.Helper()
 	h := &heldSink{started: make(chan struct{}), release: make(chan struct{})}
 	errc := make(chan error, 1)
 	go func() {
-		_, err := f.srv.stream(WithIdentity(context.Background(), id), "shop", mustQuery(t, q), AnswerOptions{}, h)
+		_, err := f.srv.stream(auth.WithIdentity(context.Background(), id), "shop", mustQuery(t, q), AnswerOptions{}, h)
 		errc <- err
 	}()
 	select {
@@ -80,21 +81,21 @@ func handOrdersByState(state string) string {
 // roles and attributes waits and replays the leader's answer.
 func TestSharedFlightNeverCrossesGovernance(t *testing.T) {
 	f := newFlightFixture(t, 0)
-	ca := &Identity{Name: "a", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}
+	ca := &auth.Identity{Name: "a", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}
 	leader, errc := hold(t, f, ca, ordersByState)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, tc := range []struct {
 		name string
-		id   *Identity
+		id   *auth.Identity
 		hand string
 	}{
-		{"another attribute", &Identity{Name: "b", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "NY"}}, handOrdersByState("NY")},
-		{"another role", &Identity{Name: "c", Roles: []string{"auditor"}}, handOrdersByState("")},
+		{"another attribute", &auth.Identity{Name: "b", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "NY"}}, handOrdersByState("NY")},
+		{"another role", &auth.Identity{Name: "c", Roles: []string{"auditor"}}, handOrdersByState("")},
 		{"no identity", nil, handOrdersByState("")},
 	} {
-		a, err := f.srv.Answer(WithIdentity(ctx, tc.id), "shop", mustQuery(t, ordersByState))
+		a, err := f.srv.Answer(auth.WithIdentity(ctx, tc.id), "shop", mustQuery(t, ordersByState))
 		if err != nil {
 			t.Fatalf("%s: %v (did it wait for the held leader?)", tc.name, err)
 		}
@@ -109,7 +110,7 @@ func TestSharedFlightNeverCrossesGovernance(t *testing.T) {
 	// Same roles and attributes (another name): waits, then shares.
 	same := make(chan *Response, 1)
 	go func() {
-		a, err := f.srv.Answer(WithIdentity(ctx, &Identity{Name: "a2", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}), "shop", mustQuery(t, ordersByState))
+		a, err := f.srv.Answer(auth.WithIdentity(ctx, &auth.Identity{Name: "a2", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}), "shop", mustQuery(t, ordersByState))
 		if err != nil {
 			t.Error(err)
 		}

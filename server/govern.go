@@ -2,34 +2,25 @@ package server
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
-
-// caller is the planner's view of the identity; nil (no identity) plans
-// ungoverned.
-func (id *Identity) caller() *plan.Caller {
-	if id == nil {
-		return nil
-	}
-	return &plan.Caller{Roles: slices.Clone(id.Roles), Attributes: maps.Clone(id.Attributes)}
-}
 
 // visibleTo returns what the caller of ctx may see of m, and whether the
 // model is visible at all: a governed model in which the caller can read
 // no field and no metric is treated as if it were not loaded, so its name
 // does not leak either.
 func (m *model) visibleTo(ctx context.Context) (plan.Visibility, bool) {
-	id := IdentityFrom(ctx)
+	id := auth.IdentityFrom(ctx)
 	if id == nil || m.art.Governance == nil {
 		return plan.Visibility{}, true // ungoverned: everything, nothing to compute
 	}
-	v := m.planner.Visible(id.caller())
+	v := m.planner.Visible(id.Caller())
 	return v, !v.Governed || len(v.Fields) > 0 || len(v.Metrics) > 0
 }
 
@@ -41,7 +32,7 @@ func (s *Server) lookupFor(ctx context.Context, name string) (*model, *problem.E
 	if e != nil {
 		return nil, e
 	}
-	if m, ok := c.lookup(name); ok && c.inNamespaces(ctx, m) {
+	if m, ok := c.Lookup(name); ok && c.inNamespaces(ctx, m) {
 		if _, visible := m.visibleTo(ctx); visible {
 			return m, nil
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -29,7 +30,7 @@ func (s *Server) loopbackGuard(next http.Handler) http.Handler {
 		if err != nil {
 			host = r.Host
 		}
-		if !isLoopback(host) {
+		if !auth.IsLoopback(host) {
 			problem.WriteProblem(w, r, &problem.Error{Status: http.StatusForbidden, Code: compiler.CodeHostRefused, Title: "Host not allowed",
 				Detail: "this server has no authentication and answers loopback host names only (localhost, 127.0.0.1, [::1])"})
 			return
@@ -44,11 +45,4 @@ func (s *Server) loopbackGuard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// AnyHost is Config.AnyHost for serving on addr: true only for --no-auth
-// on a non-loopback address, where the operator chose to expose an
-// ungoverned server and host names other than loopback are expected.
-func (f *AuthFlags) AnyHost(addr string) bool {
-	return f.NoAuth && CheckExposure(addr) != nil
 }

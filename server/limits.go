@@ -11,6 +11,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -193,7 +194,7 @@ func (g *gate) leave(caller string) {
 // ends while waiting is a 499/504 like an engine query cut short.
 func (s *Server) admit(ctx context.Context) (func(), error) {
 	caller := ""
-	if id := IdentityFrom(ctx); id != nil {
+	if id := auth.IdentityFrom(ctx); id != nil {
 		caller = id.Name
 	}
 	release, err := s.gate.acquire(ctx, caller)

@@ -18,6 +18,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/internal/buildinfo"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -32,7 +33,7 @@ type MCPOptions struct {
 	// --role`: a local agent has no credentials to present). Nil: over
 	// HTTP the caller is authenticated from each request's headers by
 	// Config.Auth; without Config.Auth the calls are ungoverned.
-	Identity *Identity
+	Identity *auth.Identity
 	// MaxRows caps the rows of a query answer; default DefaultMCPMaxRows.
 	MaxRows int
 }
@@ -190,7 +191,7 @@ type mcpTools struct {
 // stops working mid-session.
 func (t *mcpTools) caller(ctx context.Context, extra *mcp.RequestExtra) (context.Context, error) {
 	if t.opts.Identity != nil {
-		return WithIdentity(ctx, t.opts.Identity), nil
+		return auth.WithIdentity(ctx, t.opts.Identity), nil
 	}
 	a := t.s.cfg.Auth
 	if a == nil {
@@ -200,11 +201,11 @@ func (t *mcpTools) caller(ctx context.Context, extra *mcp.RequestExtra) (context
 	if extra != nil {
 		hdr = extra.Header
 	}
-	id, fail := a.authenticate(&http.Request{Header: hdr})
+	id, fail := a.Authenticate(&http.Request{Header: hdr})
 	if fail != nil {
-		return nil, &problem.Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.detail}
+		return nil, &problem.Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.Detail}
 	}
-	return WithIdentity(ctx, id), nil
+	return auth.WithIdentity(ctx, id), nil
 }
 
 // mcpProblem is err as a tool error: the text an agent reads (mcpError)

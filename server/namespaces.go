@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -79,8 +80,8 @@ func (c *catalog) address(m *model) string {
 	return qualify(m.namespace, m.art.Name)
 }
 
-// lookup finds a bare name, then a namespace/name.
-func (c *catalog) lookup(name string) (*model, bool) {
+// Lookup finds a bare name, then a namespace/name.
+func (c *catalog) Lookup(name string) (*model, bool) {
 	if m, ok := c.models[name]; ok {
 		return m, true
 	}
@@ -97,7 +98,7 @@ func (c *catalog) resolve(ctx context.Context, name string) (string, *problem.Er
 	if !ok {
 		return name, nil
 	}
-	if id := IdentityFrom(ctx); id != nil && len(id.Namespaces) > 0 {
+	if id := auth.IdentityFrom(ctx); id != nil && len(id.Namespaces) > 0 {
 		var mine []string
 		for _, k := range ks {
 			if ns, _, _ := strings.Cut(k, "/"); slices.Contains(id.Namespaces, ns) {
@@ -140,7 +141,7 @@ func modelPath(r *http.Request) string {
 // without a namespace list read every model, others only models of their
 // namespaces.
 func (c *catalog) inNamespaces(ctx context.Context, m *model) bool {
-	id := IdentityFrom(ctx)
+	id := auth.IdentityFrom(ctx)
 	if id == nil || len(id.Namespaces) == 0 {
 		return true
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 // filesSource is the store source of local mode's model files.
@@ -98,7 +99,7 @@ func (s *Server) WatchModelFiles(ctx context.Context, files ModelFiles, interval
 			dirs = append(dirs, d)
 		}
 	}
-	go watchDirs(ctx, dirs, interval, r.log.With("watch", "model files"), func() { _ = r.reload(false) })
+	go auth.WatchDirs(ctx, dirs, interval, r.log.With("watch", "model files"), func() { _ = r.reload(false) })
 	return r
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 // reloadFixture serves a copy of testdata/shop.yaml and its governance
@@ -126,7 +127,7 @@ func TestReloadModelFiles(t *testing.T) {
 
 	// A governance edit alone reloads too: the state analyst may now
 	// read avg_amount.
-	ctx := WithIdentity(context.Background(), &Identity{Name: "t", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}})
+	ctx := auth.WithIdentity(context.Background(), &auth.Identity{Name: "t", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}})
 	if d, _ := f.srv.describe(ctx, "shop"); len(d.Metrics) != 2 {
 		t.Fatalf("state analyst metrics before the governance edit: %+v", d.Metrics)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 	"github.com/ossie-dev/ossie/server/web"
 	"github.com/prometheus/client_golang/prometheus"
@@ -88,7 +89,7 @@ type Config struct {
 	// governs it by the caller's roles; its metrics join Registry. Nil:
 	// no authentication, every request ungoverned — for in-process use
 	// and loopback-only serving (see CheckExposure).
-	Auth *Auth
+	Auth *auth.Auth
 	// Audit, when set, writes one structured line per answered query
 	// (REST, MCP, Answer; audit.go): caller, roles, model and version, members, duration,
 	// rows, truncation and outcome.

@@ -21,6 +21,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -658,7 +659,7 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	if b := schemes["bearer"]; b.Type != "http" || b.Scheme != "bearer" {
 		t.Errorf("bearer scheme %+v", b)
 	}
-	if p := schemes["trustedProxy"]; p.Type != "apiKey" || p.In != "header" || p.Name != headerProxySecret {
+	if p := schemes["trustedProxy"]; p.Type != "apiKey" || p.In != "header" || p.Name != auth.HeaderProxySecret {
 		t.Errorf("proxy scheme %+v", p)
 	}
 	if len(sec.Security) != 2 {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 // The surface the PostgreSQL-wire SQL endpoint (server/pgwire) uses: it
@@ -48,7 +49,7 @@ func (s *Server) AuthRequired() bool { return s.cfg.Auth != nil }
 // AuthenticatePassword maps the password a SQL client sent onto the
 // caller it stands for (Auth.AuthenticatePassword); without Config.Auth
 // it returns nil, true: ungoverned.
-func (s *Server) AuthenticatePassword(password string) (*Identity, bool) {
+func (s *Server) AuthenticatePassword(password string) (*auth.Identity, bool) {
 	return s.cfg.Auth.AuthenticatePassword(password)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -107,9 +108,9 @@ func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts A
 		countSQL = "SELECT COUNT(*) FROM (" + tp.SQL + ") AS ossie_total"
 	}
 	run := runSpec{m: m, q: q, sql: p.SQL, countSQL: countSQL, cols: p.Columns, mayTruncate: mayTruncate}
-	run.key = keyFor(m.art.Name, m.art.Version, IdentityFrom(ctx), p.SQL, countSQL)
+	run.key = keyFor(m.art.Name, m.art.Version, auth.IdentityFrom(ctx), p.SQL, countSQL)
 	if s.cache != nil {
-		if e, ok := s.cache.get(run.key); ok {
+		if e, ok := s.cache.Get(run.key); ok {
 			s.cache.hits.Inc()
 			return p.SQL, replay(e, s.cache.now(), sink)
 		}

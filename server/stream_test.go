@@ -23,6 +23,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 // wideRows is the size of the wide_t table: its answers by k are far
@@ -479,8 +480,8 @@ func TestResultCachePerRole(t *testing.T) {
 	ctx := context.Background()
 	q := mustQuery(t, `{"metrics":["order_count"],"dimensions":["customers.state"]}`)
 	as := func(role, state string) *Response {
-		id := &Identity{Name: role, Roles: []string{role}, Attributes: map[string]string{"state": state}}
-		a, err := srv.Answer(WithIdentity(ctx, id), "shop", q)
+		id := &auth.Identity{Name: role, Roles: []string{role}, Attributes: map[string]string{"state": state}}
+		a, err := srv.Answer(auth.WithIdentity(ctx, id), "shop", q)
 		if err != nil {
 			t.Fatal(err)
 		}

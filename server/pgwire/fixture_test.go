@@ -14,6 +14,7 @@ import (
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 // Tokens of the governed fixture (roles of server/testdata/shop.governance.yaml).
@@ -83,7 +84,7 @@ func newServedFixture(t testing.TB, eng engine.Engine, governed bool, opts Optio
 		if err := os.WriteFile(filepath.Join(dir, "tokens.yaml"), []byte(tokens), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Auth, err = server.NewAuth(ctx, server.AuthOptions{TokensFile: filepath.Join(dir, "tokens.yaml")}); err != nil {
+		if cfg.Auth, err = auth.New(ctx, auth.Options{TokensFile: filepath.Join(dir, "tokens.yaml")}); err != nil {
 			t.Fatal(err)
 		}
 	} else {
