@@ -9,6 +9,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -41,20 +42,20 @@ type auditFilter struct {
 // auditSink passes an answer through and keeps what the audit line
 // reports: the version answered and the row count and truncation.
 type auditSink struct {
-	answerSink
+	format.AnswerSink
 	start   time.Time
 	version string
-	tail    answerTail
+	tail    format.AnswerTail
 }
 
-func (a *auditSink) begin(h *answerHead) error {
+func (a *auditSink) Begin(h *format.AnswerHead) error {
 	a.version = h.ModelVersion
-	return a.answerSink.begin(h)
+	return a.AnswerSink.Begin(h)
 }
 
-func (a *auditSink) end(t *answerTail) error {
+func (a *auditSink) End(t *format.AnswerTail) error {
 	a.tail = *t
-	return a.answerSink.end(t)
+	return a.AnswerSink.End(t)
 }
 
 // audit writes the audit line of one answer (stream: REST /query in

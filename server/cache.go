@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
 )
 
 // resultCache keeps recent answers in memory, bounded by an estimate of
@@ -43,9 +45,9 @@ type cacheKey [sha256.Size]byte
 // cacheEntry is one complete answer (never one cut by an error).
 type cacheEntry struct {
 	key     cacheKey
-	head    answerHead
+	head    format.AnswerHead
 	rows    [][]any
-	tail    answerTail
+	tail    format.AnswerTail
 	bytes   int64
 	created time.Time
 }

@@ -8,12 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
 	"github.com/ossie-dev/ossie/server/problem"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // newFlightFixture is the governed shop model on DuckDB with the result
@@ -37,10 +39,10 @@ type heldSink struct {
 	release chan struct{}
 }
 
-func (h *heldSink) begin(hd *answerHead) error {
+func (h *heldSink) Begin(hd *format.AnswerHead) error {
 	close(h.started)
 	<-h.release
-	return h.collectSink.begin(hd)
+	return h.collectSink.Begin(hd)
 }
 
 // hold starts a leader for q as id and returns it once its engine query
@@ -251,10 +253,10 @@ type endHeldSink struct {
 	release chan struct{}
 }
 
-func (h *endHeldSink) end(t *answerTail) error {
+func (h *endHeldSink) End(t *format.AnswerTail) error {
 	close(h.ended)
 	<-h.release
-	return h.collectSink.end(t)
+	return h.collectSink.End(t)
 }
 
 // TestFlightCopiesLittleWhileNoneWaits: a leader nobody waits for copies

@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3gen"
 
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/format"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -41,7 +42,7 @@ var requestSchemas = map[string]any{
 var responseSchemas = map[string]any{
 	"ModelSummary":  ModelSummary{},
 	"ModelDetail":   ModelDetail{},
-	"ResultColumn":  ResultColumn{},
+	"ResultColumn":  format.ResultColumn{},
 	"QueryResponse": Response{},
 	"PlanResponse":  PlanResponse{},
 	"Problem":       problem.Doc{},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/format"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -72,25 +73,13 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 		problem.WriteProblem(w, r, perr)
 		return
 	}
-	var sink answerSink
-	var out func() *httpOut
-	switch negotiate(r.Header.Get("Accept")) {
-	case mediaCSV:
-		c := &csvSink{w: w}
-		sink, out = c, func() *httpOut { return c.out }
-	case mediaArrow:
-		a := &arrowSink{w: w}
-		sink, out = a, func() *httpOut { return a.out }
-	default:
-		j := &jsonSink{w: w}
-		sink, out = j, func() *httpOut { return j.out }
-	}
+	sink, out := format.SinkFor(format.Negotiate(r.Header.Get("Accept")), w)
 	_, err := s.stream(r.Context(), name, &req.Query, AnswerOptions{Total: req.Total}, sink)
-	defer func() { out().release() }()
+	defer func() { out().Release() }()
 	if err == nil {
 		return
 	}
-	if o := out(); o != nil && o.started {
+	if o := out(); o != nil && o.Started {
 		s.cfg.Logger.Warn("answer cut after its first bytes", "request_id", problem.RequestIDFrom(r.Context()), "path", r.URL.Path, "error", err)
 		panic(http.ErrAbortHandler)
 	}
@@ -99,7 +88,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 		err = &problem.Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Cannot encode the answer", Detail: se.Error(), Cause: se.err}
 	}
 	if o := out(); o != nil {
-		for _, k := range []string{"Content-Type", hdrCache, "Age", hdrTruncated, hdrRowCount, hdrTotal, "Trailer"} {
+		for _, k := range []string{"Content-Type", format.HdrCache, "Age", format.HdrTruncated, format.HdrRowCount, format.HdrTotal, "Trailer"} {
 			w.Header().Del(k)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -202,12 +203,12 @@ func TestListAndDetail(t *testing.T) {
 
 // queryAnswer is the wire form of Response.
 type queryAnswer struct {
-	Model        string         `json:"model"`
-	ModelVersion string         `json:"model_version"`
-	Columns      []ResultColumn `json:"columns"`
-	Rows         [][]any        `json:"rows"`
-	RowCount     int            `json:"row_count"`
-	Truncated    bool           `json:"truncated"`
+	Model        string                `json:"model"`
+	ModelVersion string                `json:"model_version"`
+	Columns      []format.ResultColumn `json:"columns"`
+	Rows         [][]any               `json:"rows"`
+	RowCount     int                   `json:"row_count"`
+	Truncated    bool                  `json:"truncated"`
 }
 
 func (f *fixture) query(t *testing.T, model, q string) queryAnswer {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
 )
 
 // The surface the PostgreSQL-wire SQL endpoint (server/pgwire) uses: it
@@ -17,16 +18,16 @@ import (
 // Row per row (the slice is reused after Row returns), End once with the
 // row count and whether the row cap cut the answer. An error ends it.
 type RowSink interface {
-	Begin(cols []ResultColumn) error
+	Begin(cols []format.ResultColumn) error
 	Row(r []any) error
 	End(rowCount int, truncated bool) error
 }
 
-type rowSinkAdapter struct{ RowSink }
+type rowSinkAdapter struct{ sink RowSink }
 
-func (a rowSinkAdapter) begin(h *answerHead) error { return a.Begin(h.Columns) }
-func (a rowSinkAdapter) row(r []any) error         { return a.Row(r) }
-func (a rowSinkAdapter) end(t *answerTail) error   { return a.End(t.RowCount, t.Truncated) }
+func (a rowSinkAdapter) Begin(h *format.AnswerHead) error { return a.sink.Begin(h.Columns) }
+func (a rowSinkAdapter) Row(r []any) error                { return a.sink.Row(r) }
+func (a rowSinkAdapter) End(t *format.AnswerTail) error   { return a.sink.End(t.RowCount, t.Truncated) }
 
 // ViaSQL marks ctx as a query of the SQL endpoint for the audit line
 // ("via": "pgwire").
