@@ -13,7 +13,7 @@ import (
 const RequestIDHeader = "X-Request-Id"
 
 // RequestInfo lets the access log name the caller the inner handler
-// authenticated, and carries the request id (requestid.go).
+// authenticated, and carries the request id (this file).
 type RequestInfo struct{ Caller, ID string }
 
 type RequestInfoKey struct{}
