@@ -20,6 +20,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/server"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -93,10 +94,10 @@ func (e *env) queryCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
-			// Bound as the server binds at load (server.BindModels): engine
+			// Bound as the server binds at load (load.BindModels): engine
 			// types for fields without datatype, OSS5008 for a declared time
 			// zone kind the engine contradicts.
-			if arts, err = server.BindModels(ctx, eng, arts, args[0], 0); err != nil {
+			if arts, err = load.BindModels(ctx, eng, arts, args[0], 0); err != nil {
 				return e.reportBindError(err)
 			}
 			if art, err = pickModel(arts, model); err != nil {
@@ -287,11 +288,11 @@ func (e *env) reportAnswerError(err error, inMemory bool) error {
 	return failf("%v", err)
 }
 
-// reportBindError reports a model that did not bind (server.BindModels):
+// reportBindError reports a model that did not bind (load.BindModels):
 // its problems (exit 1), or an engine that did not answer, with the same
 // next step as a query it did not answer.
 func (e *env) reportBindError(err error) error {
-	var le *server.LoadError
+	var le *load.Error
 	switch {
 	case errors.As(err, &le):
 		fmt.Fprintln(e.stderr, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -65,7 +66,7 @@ func TestEngineErrorsDoNotLeak(t *testing.T) {
 	writeFile(t, gov, "attributes: [{name: state}]\nroles:\n  - name: by_state\n    row_filters:\n      - {dataset: customers, expression: \"state = {{ caller.state }}\"}\n      - {dataset: orders, expression: \"status <> 'returned'\"}\n")
 	tokens := filepath.Join(dir, "tokens.yaml")
 	writeFile(t, tokens, "tokens:\n  - {name: ca, token: tok-by-state-ca-000000000, roles: [by_state], attributes: {state: CA}}\n")
-	shop, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, gov, compiler.CompileOptions{})
+	shop, err := load.GovernedModels([]string{"testdata/shop.yaml"}, gov, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestBodyDecodeProblems(t *testing.T) {
 // the caller's airport): a governed answer, then drift (the flights table
 // gone) whose problem shows neither the row filter nor the planned SQL.
 func TestGovernedFlightsErrorsDoNotLeak(t *testing.T) {
-	arts, err := LoadGovernedModelFiles([]string{"../examples/flights/model.yaml"}, "../examples/flights/governance.yaml", compiler.CompileOptions{})
+	arts, err := load.GovernedModels([]string{"../examples/flights/model.yaml"}, "../examples/flights/governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -275,7 +276,7 @@ type fieldsFixture struct {
 // testdata/fields.governance.yaml, over fieldsTables.
 func newFieldsFixture(t *testing.T) *fieldsFixture {
 	t.Helper()
-	arts, err := LoadGovernedModelFiles([]string{"testdata/fields.yaml"}, "testdata/fields.governance.yaml", compiler.CompileOptions{})
+	arts, err := load.GovernedModels([]string{"testdata/fields.yaml"}, "testdata/fields.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -22,7 +23,7 @@ import (
 // cache off (sharing in flight is what is left).
 func newFlightFixture(t testing.TB, flightBytes int64) *fixture {
 	t.Helper()
-	arts, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
+	arts, err := load.GovernedModels([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

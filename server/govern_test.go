@@ -17,6 +17,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // Tokens of the governed fixture, one per role of
@@ -54,11 +55,11 @@ func newGovernedFixture(t *testing.T) *authFixture {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "tokens.yaml"), b.String())
 	writeFile(t, filepath.Join(dir, "proxy"), testProxySecret)
-	shop, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
+	shop, err := load.GovernedModels([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rest, err := LoadModelFiles([]string{"testdata/slow.yaml"}, compiler.CompileOptions{})
+	rest, err := load.Models([]string{"testdata/slow.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +497,7 @@ func FuzzAuthenticate(f *testing.F) {
 // the ConfigMap watcher does, served from a Store, answers under a role
 // exactly as the file-loaded one.
 func TestGovernedBundleFromStore(t *testing.T) {
-	arts, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
+	arts, err := load.GovernedModels([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -552,8 +553,8 @@ func TestLoadGovernedModelFilesReportsTheGovernanceFile(t *testing.T) {
 	dir := t.TempDir()
 	gov := filepath.Join(dir, "gov.yaml")
 	writeFile(t, gov, "roles:\n  - name: r\n    metrics: {allow: [revenu]}\n    row_filters:\n      - {dataset: orderz, expression: \"1 = 1\"}\n")
-	_, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml", "testdata/broken.yaml"}, gov, compiler.CompileOptions{})
-	le, ok := err.(*LoadError)
+	_, err := load.GovernedModels([]string{"testdata/shop.yaml", "testdata/broken.yaml"}, gov, compiler.CompileOptions{})
+	le, ok := err.(*load.Error)
 	if !ok {
 		t.Fatalf("error %v", err)
 	}
@@ -578,7 +579,7 @@ func TestLoadGovernedModelFilesReportsTheGovernanceFile(t *testing.T) {
 // query through Server.Plan (visibility check + PlanFor with row filters
 // and masks) against the same query planned ungoverned.
 func BenchmarkPlanGoverned(b *testing.B) {
-	arts, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
+	arts, err := load.GovernedModels([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/server/problem"
 	"github.com/ossie-dev/ossie/test/pgtest"
 )
@@ -36,7 +37,7 @@ CREATE VIEW slow AS SELECT x, x AS y FROM t, LATERAL (SELECT pg_sleep(3)) s`); e
 		t.Fatal(err)
 	}
 	model := "testdata/gate/slow.yaml"
-	arts, err := LoadModelFiles([]string{model}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{model}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // reloadFixture serves a copy of testdata/shop.yaml and its governance
@@ -38,7 +39,7 @@ func newReloadFixture(t *testing.T) *reloadFixture {
 		}
 		writeFile(t, dst, string(b))
 	}
-	files := ModelFiles{Paths: []string{f.model}, Governance: f.gov}
+	files := load.ModelFiles{Paths: []string{f.model}, Governance: f.gov}
 	arts, err := files.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +160,7 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	}
 	writeFile(t, f.model, "version: \"0.2.0.dev0\"\nsemantic_model: [")
 	err := f.rel.Reload()
-	var le *LoadError
+	var le *load.Error
 	if !errors.As(err, &le) || servingShop(f.srv) == "" {
 		t.Fatalf("reload of a broken file: %v", err)
 	}

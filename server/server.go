@@ -4,7 +4,7 @@
 // names, types, the model version and a truncation flag. Errors are RFC 9457
 // problem documents carrying the compiler's stable OSSnnnn codes.
 //
-// Models come from files compiled at start (local mode, LoadModelFiles) or
+// Models come from files compiled at start (local mode, server/load) or
 // from published ConfigMaps watched while serving (Kubernetes mode,
 // WatchConfigMaps), held in a Store that swaps versions atomically.
 //

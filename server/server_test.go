@@ -23,6 +23,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -51,7 +52,7 @@ func newFixture(t testing.TB, mod func(*Config)) *fixture {
 	if err := eng.Exec(context.Background(), shopTables); err != nil {
 		t.Fatal(err)
 	}
-	arts, err := LoadModelFiles([]string{"testdata/shop.yaml", "testdata/slow.yaml"}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{"testdata/shop.yaml", "testdata/slow.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatalf("LoadModelFiles: %v", err)
 	}
@@ -576,7 +577,7 @@ func TestUnavailableEngineAndReadiness(t *testing.T) {
 }
 
 func TestNewRejectsDuplicateModels(t *testing.T) {
-	arts, err := LoadModelFiles([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -589,8 +590,8 @@ func TestNewRejectsDuplicateModels(t *testing.T) {
 }
 
 func TestLoadModelFilesReportsEveryFile(t *testing.T) {
-	_, err := LoadModelFiles([]string{"testdata/broken.yaml", "testdata/shop.yaml", "testdata/badversion.yaml", "testdata/absent.yaml"}, compiler.CompileOptions{})
-	var le *LoadError
+	_, err := load.Models([]string{"testdata/broken.yaml", "testdata/shop.yaml", "testdata/badversion.yaml", "testdata/absent.yaml"}, compiler.CompileOptions{})
+	var le *load.Error
 	if !errors.As(err, &le) {
 		t.Fatalf("error %T %v", err, err)
 	}
@@ -608,7 +609,7 @@ func TestLoadModelFilesReportsEveryFile(t *testing.T) {
 		}
 	}
 
-	_, err = LoadModelFiles([]string{"testdata/shop.yaml", "testdata/shop.yaml"}, compiler.CompileOptions{})
+	_, err = load.Models([]string{"testdata/shop.yaml", "testdata/shop.yaml"}, compiler.CompileOptions{})
 	if err == nil || !strings.Contains(err.Error(), compiler.CodeDuplicateName) {
 		t.Errorf("duplicate across files: %v", err)
 	}

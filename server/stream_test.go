@@ -25,6 +25,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // wideRows is the size of the wide_t table: its answers by k are far
@@ -40,7 +41,7 @@ FROM range(` + strconv.Itoa(wideRows) + `)`
 // newWideFixture serves shop, slow and wide (over wide_t).
 func newWideFixture(t *testing.T, mod func(*Config)) *fixture {
 	t.Helper()
-	wide, err := LoadModelFiles([]string{"testdata/wide.yaml"}, compiler.CompileOptions{})
+	wide, err := load.Models([]string{"testdata/wide.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

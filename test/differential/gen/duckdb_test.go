@@ -16,6 +16,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/test/differential/dcase"
 )
 
@@ -82,7 +83,7 @@ func runDuckDB(c dcase.Case) error {
 	}
 	// Bound as every answering path binds (server.BindModels): fields
 	// without datatype take the engine's type.
-	arts, err = server.BindModels(ctx, eng, arts, "model", 0)
+	arts, err = load.BindModels(ctx, eng, arts, "model", 0)
 	if err != nil {
 		return fmt.Errorf("bind: %w", err)
 	}
