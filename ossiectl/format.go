@@ -10,21 +10,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/format"
 )
 
 // writeAnswer prints resp as an aligned table (metrics right-aligned, a
 // row count footer that says when the answer was truncated), as the JSON
 // the HTTP API returns, or as the CSV the HTTP API returns
-// (server.CSVWriter).
-func writeAnswer(w io.Writer, format string, resp *server.Response) error {
-	switch format {
+// (format.CSVWriter).
+func writeAnswer(w io.Writer, outFormat string, resp *server.Response) error {
+	switch outFormat {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(resp)
 	case "csv":
-		cw := server.NewCSVWriter(w)
+		cw := format.NewCSVWriter(w)
 		if err := cw.Header(resp.Columns); err != nil {
 			return err
 		}

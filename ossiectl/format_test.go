@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/format"
 )
 
 // TestCSVOutputKeepsNullRows: `--format csv` writes what the HTTP API's
 // CSV does (server.CSVWriter), so a one-column answer whose value is NULL
 // is a record encoding/csv reads, not an empty line it skips.
 func TestCSVOutputKeepsNullRows(t *testing.T) {
-	resp := &server.Response{Columns: []server.ResultColumn{{Name: "amount_per_row", Kind: "metric", Type: "Float"}},
+	resp := &server.Response{Columns: []format.ResultColumn{{Name: "amount_per_row", Kind: "metric", Type: "Float"}},
 		Rows: [][]any{{nil}, {2.5}}, RowCount: 2}
 	var b bytes.Buffer
 	if err := writeAnswer(&b, "csv", resp); err != nil {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // fileMetadata answers list from a model file through an in-process
@@ -19,7 +21,7 @@ import (
 // code behind GET /v1/models and GET /v1/models/{model}.
 type fileMetadata struct {
 	srv *server.Server
-	id  *server.Identity // --role: list as that caller; nil: ungoverned
+	id  *auth.Identity // --role: list as that caller; nil: ungoverned
 }
 
 func (e *env) localMetadata(name string, opts compiler.CompileOptions) (*fileMetadata, error) {
@@ -37,14 +39,14 @@ func (e *env) localMetadata(name string, opts compiler.CompileOptions) (*fileMet
 	}
 	l := &fileMetadata{srv: srv}
 	if c != nil {
-		l.id = &server.Identity{Name: "ossiectl", Roles: c.Roles, Attributes: c.Attributes}
+		l.id = &auth.Identity{Name: "ossiectl", Roles: c.Roles, Attributes: c.Attributes}
 	}
 	return l, nil
 }
 
 func (l *fileMetadata) ctx(ctx context.Context) context.Context {
 	if l.id != nil {
-		return server.WithIdentity(ctx, l.id)
+		return auth.WithIdentity(ctx, l.id)
 	}
 	return ctx
 }
@@ -124,7 +126,7 @@ func (r *remoteMetadata) get(ctx context.Context, path string, v any) error {
 		return &exitError{code: ExitUnreachable, message: fmt.Sprintf("reading %s: %v", u, err)}
 	}
 	if resp.StatusCode != http.StatusOK {
-		var p server.Error
+		var p problem.Error
 		_ = json.Unmarshal(data, &p)
 		msg := fmt.Sprintf("the server refused GET %s: HTTP %d", path, resp.StatusCode)
 		if p.Code != "" {

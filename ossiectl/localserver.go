@@ -13,6 +13,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // localServerFlags are the flags of the commands that answer for model
@@ -64,7 +65,7 @@ func (l *localServerFlags) open(ctx context.Context, e *env, log *slog.Logger, c
 	if err != nil {
 		return nil, nil, err
 	}
-	files := server.ModelFiles{Paths: l.models, Governance: l.gov, Options: l.opts}
+	files := load.ModelFiles{Paths: l.models, Governance: l.gov, Options: l.opts}
 	if _, err := files.Load(ctx); err != nil {
 		fmt.Fprintln(e.stderr, err)
 		return nil, nil, failed
@@ -73,7 +74,7 @@ func (l *localServerFlags) open(ctx context.Context, e *env, log *slog.Logger, c
 	if err != nil {
 		return nil, nil, err
 	}
-	// Bound at load, as the server does (server.BindModels): engine types
+	// Bound at load, as the server does (load.BindModels): engine types
 	// for fields without datatype, OSS5008 for a contradicted time zone kind.
 	files.Engine = eng
 	arts, err := files.Load(ctx)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 func (e *env) mcpCmd() *cobra.Command {
@@ -48,7 +49,7 @@ func (e *env) mcpCmd() *cobra.Command {
 			defer eng.Close()
 			opts := server.MCPOptions{MaxRows: agentMax}
 			if c != nil {
-				opts.Identity = &server.Identity{Name: "mcp", Roles: c.Roles, Attributes: c.Attributes, Method: "local"}
+				opts.Identity = &auth.Identity{Name: "mcp", Roles: c.Roles, Attributes: c.Attributes, Method: "local"}
 			}
 			d := newDrain()
 			t := &mcp.IOTransport{Reader: d.reader(e.stdinCloser()), Writer: d.writer(nopWriteCloser{e.stdout})}

@@ -19,6 +19,9 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 func (e *env) queryCmd() *cobra.Command {
@@ -84,17 +87,17 @@ func (e *env) queryCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
 			if c != nil { // answer as that caller, as the server does for a token
-				ctx = server.WithIdentity(ctx, &server.Identity{Name: "ossiectl", Roles: c.Roles, Attributes: c.Attributes})
+				ctx = auth.WithIdentity(ctx, &auth.Identity{Name: "ossiectl", Roles: c.Roles, Attributes: c.Attributes})
 			}
 			eng, err := ef.open(ctx, dbPath, tables, opts)
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
-			// Bound as the server binds at load (server.BindModels): engine
+			// Bound as the server binds at load (load.BindModels): engine
 			// types for fields without datatype, OSS5008 for a declared time
 			// zone kind the engine contradicts.
-			if arts, err = server.BindModels(ctx, eng, arts, args[0], 0); err != nil {
+			if arts, err = load.BindModels(ctx, eng, arts, args[0], 0); err != nil {
 				return e.reportBindError(err)
 			}
 			if art, err = pickModel(arts, model); err != nil {
@@ -255,7 +258,7 @@ func refuseReplace(ctx context.Context, eng *duckdb.Engine, path string, loads [
 // reportAnswerError prints a server problem the way validate prints
 // document problems.
 func (e *env) reportAnswerError(err error, inMemory bool) error {
-	var se *server.Error
+	var se *problem.Error
 	if errors.As(err, &se) {
 		if len(se.Problems) > 0 {
 			printProblems(e.stderr, "query", se.Problems)
@@ -285,11 +288,11 @@ func (e *env) reportAnswerError(err error, inMemory bool) error {
 	return failf("%v", err)
 }
 
-// reportBindError reports a model that did not bind (server.BindModels):
+// reportBindError reports a model that did not bind (load.BindModels):
 // its problems (exit 1), or an engine that did not answer, with the same
 // next step as a query it did not answer.
 func (e *env) reportBindError(err error) error {
-	var le *server.LoadError
+	var le *load.Error
 	switch {
 	case errors.As(err, &le):
 		fmt.Fprintln(e.stderr, err)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/internal/buildinfo"
-	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // Exit codes returned by Do.
@@ -216,7 +216,7 @@ func printProblems(w io.Writer, file string, probs compiler.Problems) {
 	sorted := append(compiler.Problems(nil), probs...)
 	sorted.Sort()
 	for _, p := range sorted {
-		fmt.Fprintln(w, server.FormatProblem(file, p))
+		fmt.Fprintln(w, load.FormatProblem(file, p))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/pgwire"
 )
 
@@ -19,7 +20,7 @@ func (e *env) serveCmd() *cobra.Command {
 		local   localServerFlags
 		addr    string
 		maxBody int64
-		auth    server.AuthFlags
+		authf   auth.Flags
 		pg      pgwire.Flags
 	)
 	cmd := &cobra.Command{
@@ -38,20 +39,20 @@ func (e *env) serveCmd() *cobra.Command {
 			if len(local.models) == 0 {
 				return usagef("serve needs --models FILE")
 			}
-			if err := auth.Check(addr); err != nil {
+			if err := authf.Check(addr); err != nil {
 				return usagef("%v", err)
 			}
-			if err := pg.Check(&auth); err != nil {
+			if err := pg.Check(&authf); err != nil {
 				return usagef("%v", err)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
-			a, err := auth.Open(ctx, log)
+			a, err := authf.Open(ctx, log)
 			if err != nil {
 				return failf("%v", err)
 			}
-			srv, eng, err := local.open(ctx, e, log, server.Config{MaxBodyBytes: maxBody, Auth: a, AnyHost: auth.AnyHost(addr)})
+			srv, eng, err := local.open(ctx, e, log, server.Config{MaxBodyBytes: maxBody, Auth: a, AnyHost: authf.AnyHost(addr)})
 			if err != nil {
 				return err
 			}
@@ -75,9 +76,9 @@ func (e *env) serveCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	local.register(cmd)
-	f.StringVar(&addr, "addr", server.DefaultAddr, "listen address")
+	f.StringVar(&addr, "addr", auth.DefaultAddr, "listen address")
 	authFlags := flag.NewFlagSet("auth", flag.ContinueOnError)
-	auth.Register(authFlags)
+	authf.Register(authFlags)
 	f.AddGoFlagSet(authFlags)
 	pgFlags := flag.NewFlagSet("pgwire", flag.ContinueOnError)
 	pg.Register(pgFlags)

@@ -8,6 +8,9 @@ import (
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // Response is the answer to a metric query (POST /v1/models/{model}/query).
@@ -18,9 +21,9 @@ import (
 // members come in this order, so row_count, truncated and total form a
 // trailer after the streamed rows (docs/server.md).
 type Response struct {
-	Model        string         `json:"model"`
-	ModelVersion string         `json:"model_version"`
-	Columns      []ResultColumn `json:"columns"`
+	Model        string                `json:"model"`
+	ModelVersion string                `json:"model_version"`
+	Columns      []format.ResultColumn `json:"columns"`
 	// Cached: the answer comes from the result cache, computed AgeMillis
 	// milliseconds ago.
 	Cached    bool    `json:"cached"`
@@ -36,35 +39,17 @@ type Response struct {
 	SQL string `json:"-"`
 }
 
-// ResultColumn describes one answer column. Name is the query member
-// (`dataset.field`, `dataset.field.grain` or a metric name); Kind is
-// "dimension" or "metric"; Type is the Ossie datatype of the values as
-// returned (String, Integer, Decimal, Float, Boolean, Date, Time, DateTime,
-// DateTimeTz, Opaque); EngineType is the engine's own type name.
-type ResultColumn struct {
-	Name       string `json:"name"`
-	Kind       string `json:"kind"`
-	Type       string `json:"type"`
-	EngineType string `json:"engine_type,omitempty"`
-	Grain      string `json:"grain,omitempty"`
-	// Timezone is the zone a time dimension's values are wall time in when
-	// one was applied (the query zone); StoredTimezone the zone a naive
-	// DateTime column's instants were read in (docs/query-semantics.md).
-	Timezone       string `json:"timezone,omitempty"`
-	StoredTimezone string `json:"stored_timezone,omitempty"`
-}
-
 // PlanResponse is the answer of POST /v1/models/{model}/sql. SQL is the
 // statement laid out on lines for reading (compiler/sqlfmt: whitespace
 // only, it runs as the one-line statement the engine is sent). Explain is
 // the logical plan as an indented tree (plan.Plan.Explain), present when
 // the query asked for it with "explain": true.
 type PlanResponse struct {
-	Model        string         `json:"model"`
-	ModelVersion string         `json:"model_version"`
-	SQL          string         `json:"sql"`
-	Columns      []ResultColumn `json:"columns"`
-	Explain      string         `json:"explain,omitempty"`
+	Model        string                `json:"model"`
+	ModelVersion string                `json:"model_version"`
+	SQL          string                `json:"sql"`
+	Columns      []format.ResultColumn `json:"columns"`
+	Explain      string                `json:"explain,omitempty"`
 	// Rollup names the rollup the SQL reads instead of the base tables
 	// (docs/rollups.md); absent when the base tables answer.
 	Rollup string `json:"rollup,omitempty"`
@@ -95,19 +80,19 @@ func (s *Server) dialect() dialect.Dialect {
 // members, row filters and masks (plan.PlanFor).
 func (s *Server) plan(ctx context.Context, m *model, q *plan.Query) (*plan.Plan, error) {
 	if q == nil {
-		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "empty query"}})
+		return nil, problem.QueryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "empty query"}})
 	}
 	// Every front end (REST, MCP, Go callers) plans here, so the size
 	// limits hold for all of them.
 	if e := s.cfg.Limits.checkQuery(q); e != nil {
 		return nil, e
 	}
-	p, probs := m.planner.PlanFor(q, s.dialect(), IdentityFrom(ctx).caller())
+	p, probs := m.planner.PlanFor(q, s.dialect(), auth.IdentityFrom(ctx).Caller())
 	if probs.HasErrors() || p == nil {
 		if len(probs) == 0 {
 			probs = compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "the planner returned no plan"}}
 		}
-		return nil, queryProblems(probs)
+		return nil, problem.QueryProblems(probs)
 	}
 	return p, nil
 }
@@ -137,10 +122,10 @@ func (s *Server) AnswerWith(ctx context.Context, model string, q *plan.Query, op
 	return &c.resp, nil
 }
 
-func resultColumns(pc []plan.Column, ec []engine.Column) []ResultColumn {
-	out := make([]ResultColumn, len(pc))
+func resultColumns(pc []plan.Column, ec []engine.Column) []format.ResultColumn {
+	out := make([]format.ResultColumn, len(pc))
 	for i, c := range pc {
-		rc := ResultColumn{Name: c.Name, Kind: c.Kind, Grain: c.Grain, Type: c.Datatype, Timezone: c.Timezone, StoredTimezone: c.StoredTimezone}
+		rc := format.ResultColumn{Name: c.Name, Kind: c.Kind, Grain: c.Grain, Type: c.Datatype, Timezone: c.Timezone, StoredTimezone: c.StoredTimezone}
 		if i < len(ec) {
 			rc.EngineType = ec[i].Type
 			if t := engine.Datatype(ec[i].Type); t != ossie.TypeOpaque || rc.Type == "" {
@@ -152,10 +137,10 @@ func resultColumns(pc []plan.Column, ec []engine.Column) []ResultColumn {
 	return out
 }
 
-func planColumns(pc []plan.Column) []ResultColumn {
-	out := make([]ResultColumn, len(pc))
+func planColumns(pc []plan.Column) []format.ResultColumn {
+	out := make([]format.ResultColumn, len(pc))
 	for i, c := range pc {
-		out[i] = ResultColumn{Name: c.Name, Kind: c.Kind, Type: c.Datatype, Grain: c.Grain, Timezone: c.Timezone, StoredTimezone: c.StoredTimezone}
+		out[i] = format.ResultColumn{Name: c.Name, Kind: c.Kind, Type: c.Datatype, Grain: c.Grain, Timezone: c.Timezone, StoredTimezone: c.StoredTimezone}
 	}
 	return out
 }

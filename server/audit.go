@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // AuditOptions configures the query audit log (Config.Audit).
@@ -39,20 +42,20 @@ type auditFilter struct {
 // auditSink passes an answer through and keeps what the audit line
 // reports: the version answered and the row count and truncation.
 type auditSink struct {
-	answerSink
+	format.AnswerSink
 	start   time.Time
 	version string
-	tail    answerTail
+	tail    format.AnswerTail
 }
 
-func (a *auditSink) begin(h *answerHead) error {
+func (a *auditSink) Begin(h *format.AnswerHead) error {
 	a.version = h.ModelVersion
-	return a.answerSink.begin(h)
+	return a.AnswerSink.Begin(h)
 }
 
-func (a *auditSink) end(t *answerTail) error {
+func (a *auditSink) End(t *format.AnswerTail) error {
 	a.tail = *t
-	return a.answerSink.end(t)
+	return a.AnswerSink.End(t)
 }
 
 // audit writes the audit line of one answer (stream: REST /query in
@@ -68,7 +71,7 @@ func (s *Server) audit(ctx context.Context, model string, q *plan.Query, a *audi
 		log = s.cfg.Logger
 	}
 	attrs := []slog.Attr{slog.String("model", model), slog.String("model_version", a.version)}
-	id := IdentityFrom(ctx)
+	id := auth.IdentityFrom(ctx)
 	if id != nil {
 		attrs = append(attrs, slog.String("caller", id.Name), slog.Any("roles", id.Roles), slog.String("auth", id.Method))
 	} else {
@@ -77,12 +80,12 @@ func (s *Server) audit(ctx context.Context, model string, q *plan.Query, a *audi
 	via, _ := ctx.Value(viaKey{}).(string)
 	if via == "" {
 		via = "in-process"
-		if requestIDFrom(ctx) != "" {
+		if problem.RequestIDFrom(ctx) != "" {
 			via = "http"
 		}
 	}
 	attrs = append(attrs, slog.String("via", via))
-	if rid := requestIDFrom(ctx); rid != "" {
+	if rid := problem.RequestIDFrom(ctx); rid != "" {
 		attrs = append(attrs, slog.String("request_id", rid))
 	}
 	if q != nil {
@@ -103,7 +106,7 @@ func (s *Server) audit(ctx context.Context, model string, q *plan.Query, a *audi
 	outcome, status := "ok", http.StatusOK
 	if err != nil {
 		outcome, status = "error", http.StatusInternalServerError
-		var e *Error
+		var e *problem.Error
 		if errors.As(err, &e) {
 			outcome, status = e.Code, e.Status
 		}

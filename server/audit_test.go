@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/ossie-dev/ossie/server/auth"
 	"strings"
 	"testing"
 )
@@ -46,7 +47,7 @@ func TestAuditLog(t *testing.T) {
 		}
 	}
 	// The state analyst sees shipped and placed orders of its state (returned ones are filtered).
-	answer, err := f.srv.Answer(WithIdentity(t.Context(), &Identity{Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}),
+	answer, err := f.srv.Answer(auth.WithIdentity(t.Context(), &auth.Identity{Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}),
 		"shop", mustQuery(t, body))
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -74,18 +75,18 @@ func (s *syncBuffer) String() string {
 // logs of the auth layer and of the server go to logs.
 type authFixture struct {
 	*fixture
-	auth *Auth
+	auth *auth.Auth
 	logs *syncBuffer
 	reg  *prometheus.Registry
 }
 
-func newAuthFixture(t *testing.T, opts AuthOptions) *authFixture {
+func newAuthFixture(t *testing.T, opts auth.Options) *authFixture {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	logs := &syncBuffer{}
 	opts.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	a, err := NewAuth(ctx, opts)
+	a, err := auth.New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func want401(t *testing.T, resp *http.Response, body []byte, challenge string) {
 func TestBearerTokens(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "tokens.yaml"), tokensYAML())
-	f := newAuthFixture(t, AuthOptions{TokensFile: filepath.Join(dir, "tokens.yaml")})
+	f := newAuthFixture(t, auth.Options{TokensFile: filepath.Join(dir, "tokens.yaml")})
 
 	// Every API route refuses a request without credentials before looking
 	// at the model or the body: an unknown model is 401, not 404.
@@ -227,7 +228,7 @@ func scrape(t *testing.T, base string) string {
 func TestAnonymousRole(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "tokens.yaml"), tokensYAML())
-	f := newAuthFixture(t, AuthOptions{TokensFile: filepath.Join(dir, "tokens.yaml"), AnonymousRoles: []string{"public"}})
+	f := newAuthFixture(t, auth.Options{TokensFile: filepath.Join(dir, "tokens.yaml"), AnonymousRoles: []string{"public"}})
 	if resp, body := f.call(t, "GET", "/v1/models", "", nil); resp.StatusCode != 200 {
 		t.Fatalf("anonymous: %d %s", resp.StatusCode, body)
 	}
@@ -236,12 +237,12 @@ func TestAnonymousRole(t *testing.T) {
 	want401(t, resp, body, `Bearer realm="ossie", error="invalid_token"`)
 
 	r, _ := http.NewRequest("GET", "/v1/models", nil)
-	id, fail := f.auth.authenticate(r)
-	if fail != nil || id.Method != MethodAnonymous || strings.Join(id.Roles, ",") != "public" {
+	id, fail := f.auth.Authenticate(r)
+	if fail != nil || id.Method != auth.MethodAnonymous || strings.Join(id.Roles, ",") != "public" {
 		t.Errorf("anonymous identity %+v %+v", id, fail)
 	}
 	r.Header.Set("Authorization", "Bearer "+tokAnalyst)
-	if id, _ := f.auth.authenticate(r); id == nil || id.Name != "alice" || id.Attributes["region"] != "CA" || id.Method != MethodToken {
+	if id, _ := f.auth.Authenticate(r); id == nil || id.Name != "alice" || id.Attributes["region"] != "CA" || id.Method != auth.MethodToken {
 		t.Errorf("token identity %+v", id)
 	}
 }
@@ -255,15 +256,15 @@ func TestNewAuthRefusesBadConfig(t *testing.T) {
 	}
 	ctx := context.Background()
 	for name, tc := range map[string]struct {
-		opts AuthOptions
+		opts auth.Options
 		want []string
 	}{
-		"nothing":       {AuthOptions{}, []string{"set a tokens file"}},
-		"missing file":  {AuthOptions{TokensFile: filepath.Join(dir, "none.yaml")}, []string{"no such file"}},
-		"bad anon role": {AuthOptions{AnonymousRoles: []string{"a,b"}}, []string{"anonymous role"}},
-		"short secret":  {AuthOptions{ProxySecretFile: write("short", "abc\n")}, []string{"shorter than 16"}},
-		"unknown key":   {AuthOptions{TokensFile: write("k.yaml", "tokens:\n  - name: a\n    token: "+tokAnalyst+"\n    role: [x]\n")}, []string{`tokens[0] (a): unknown key "role"`}},
-		"every unknown key": {AuthOptions{TokensFile: write("ks.yaml", "tokns: []\ntokens:\n  - nme: a\n    token: "+tokAnalyst+"\n    roles: [x]\n  - name: b\n    token: "+tokNew+"\n    role: [x]\n    atributes: {}\n")}, []string{
+		"nothing":       {auth.Options{}, []string{"set a tokens file"}},
+		"missing file":  {auth.Options{TokensFile: filepath.Join(dir, "none.yaml")}, []string{"no such file"}},
+		"bad anon role": {auth.Options{AnonymousRoles: []string{"a,b"}}, []string{"anonymous role"}},
+		"short secret":  {auth.Options{ProxySecretFile: write("short", "abc\n")}, []string{"shorter than 16"}},
+		"unknown key":   {auth.Options{TokensFile: write("k.yaml", "tokens:\n  - name: a\n    token: "+tokAnalyst+"\n    role: [x]\n")}, []string{`tokens[0] (a): unknown key "role"`}},
+		"every unknown key": {auth.Options{TokensFile: write("ks.yaml", "tokns: []\ntokens:\n  - nme: a\n    token: "+tokAnalyst+"\n    roles: [x]\n  - name: b\n    token: "+tokNew+"\n    role: [x]\n    atributes: {}\n")}, []string{
 			`token file: unknown key "tokns"`,
 			`tokens[0]: unknown key "nme"`,
 			"tokens[0]: name is required",
@@ -271,9 +272,9 @@ func TestNewAuthRefusesBadConfig(t *testing.T) {
 			`tokens[1] (b): unknown key "role"`,
 			"tokens[1] (b): roles must list at least one role",
 		}},
-		"not yaml":      {AuthOptions{TokensFile: write("y.yaml", "tokens: [\n  name: "+tokAnalyst)}, []string{"yaml"}},
-		"duplicate key": {AuthOptions{TokensFile: write("d.yaml", "tokens: []\ntokens: []\n")}, []string{"already set"}},
-		"every mistake": {AuthOptions{TokensFile: write("all.yaml", `tokens:
+		"not yaml":      {auth.Options{TokensFile: write("y.yaml", "tokens: [\n  name: "+tokAnalyst)}, []string{"yaml"}},
+		"duplicate key": {auth.Options{TokensFile: write("d.yaml", "tokens: []\ntokens: []\n")}, []string{"already set"}},
+		"every mistake": {auth.Options{TokensFile: write("all.yaml", `tokens:
   - token: `+tokAnalyst+`
     roles: [a]
   - name: short
@@ -304,7 +305,7 @@ func TestNewAuthRefusesBadConfig(t *testing.T) {
 			`tokens[5] (norole): attribute "9region" must match`,
 		}},
 	} {
-		_, err := NewAuth(ctx, tc.opts)
+		_, err := auth.New(ctx, tc.opts)
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 			continue
@@ -346,7 +347,7 @@ func TestTokenFileReload(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tokens.yaml")
 	writeFile(t, path, tokensYAML())
-	f := newAuthFixture(t, AuthOptions{TokensFile: path, ReloadInterval: time.Hour})
+	f := newAuthFixture(t, auth.Options{TokensFile: path, ReloadInterval: time.Hour})
 	replace := func(content string) {
 		tmp := filepath.Join(dir, ".tokens.tmp")
 		writeFile(t, tmp, content)
@@ -363,7 +364,7 @@ func TestTokenFileReload(t *testing.T) {
 	broken := "tokens:\n  - name: broken\n    token: " + tokAnalyst + "\n    roles: [analyst]\n    rolez: [admin]\n"
 	replace(broken)
 	deadline := time.Now().Add(10 * time.Second)
-	for counterValue(t, f.auth.metrics.reloads.WithLabelValues("tokens", "error")) < 1 {
+	for counterValue(t, f.auth.Metrics.Reloads.WithLabelValues("tokens", "error")) < 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("the broken file was not noticed within 10s")
 		}
@@ -386,9 +387,9 @@ func TestTokenFileReload(t *testing.T) {
 	}
 
 	// Writing the same broken content again is not a new error.
-	errsBefore := counterValue(t, f.auth.metrics.reloads.WithLabelValues("tokens", "error"))
-	f.auth.tokens.reload()
-	if got := counterValue(t, f.auth.metrics.reloads.WithLabelValues("tokens", "error")); got != errsBefore {
+	errsBefore := counterValue(t, f.auth.Metrics.Reloads.WithLabelValues("tokens", "error"))
+	f.auth.Tokens.Reload()
+	if got := counterValue(t, f.auth.Metrics.Reloads.WithLabelValues("tokens", "error")); got != errsBefore {
 		t.Errorf("unchanged broken content counted again: %v -> %v", errsBefore, got)
 	}
 
@@ -449,7 +450,7 @@ func (v *secretVolume) path(name string) string { return filepath.Join(v.dir, na
 // by the poll alone (a reload call, what the ticker does).
 func TestSecretVolumeSwap(t *testing.T) {
 	vol := newSecretVolume(t, map[string]string{"tokens.yaml": tokensYAML()})
-	f := newAuthFixture(t, AuthOptions{TokensFile: vol.path("tokens.yaml"), ReloadInterval: time.Hour})
+	f := newAuthFixture(t, auth.Options{TokensFile: vol.path("tokens.yaml"), ReloadInterval: time.Hour})
 	f.eventuallyStatus(t, bearer(tokAnalyst), 200, "initial")
 	vol.update(map[string]string{"tokens.yaml": "tokens:\n  - name: rotated\n    token: " + tokNew + "\n    roles: [analyst]\n"})
 	f.eventuallyStatus(t, bearer(tokNew), 200, "token after the Secret update")
@@ -458,7 +459,7 @@ func TestSecretVolumeSwap(t *testing.T) {
 	// A broken Secret update keeps the last good tokens.
 	vol.update(map[string]string{"tokens.yaml": "tokens: {"})
 	deadline := time.Now().Add(10 * time.Second)
-	for !f.auth.tokens.failed.Load() {
+	for !f.auth.Tokens.Failed.Load() {
 		if time.Now().After(deadline) {
 			t.Fatal("broken Secret update not noticed")
 		}
@@ -468,22 +469,22 @@ func TestSecretVolumeSwap(t *testing.T) {
 
 	// The poll path: a watcher-less reload sees through the symlinks too.
 	vol2 := newSecretVolume(t, map[string]string{"tokens.yaml": tokensYAML()})
-	w, err := loadWatchedFile(vol2.path("tokens.yaml"), "tokens", parseTokens, slog.New(slog.DiscardHandler), newAuthMetrics())
+	w, err := auth.LoadWatchedFile(vol2.path("tokens.yaml"), "tokens", auth.ParseTokens, slog.New(slog.DiscardHandler), auth.NewAuthMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.reload() {
+	if w.Reload() {
 		t.Error("reload without a change installed a new set")
 	}
 	vol2.update(map[string]string{"tokens.yaml": "tokens:\n  - name: rotated\n    token: " + tokNew + "\n    roles: [analyst]\n"})
-	if !w.reload() || w.get().lookup(tokNew) == nil || w.get().lookup(tokAnalyst) != nil {
+	if !w.Reload() || w.Get().Lookup(tokNew) == nil || w.Get().Lookup(tokAnalyst) != nil {
 		t.Error("poll reload did not follow the Secret swap")
 	}
 }
 
 func TestTrustedProxy(t *testing.T) {
 	vol := newSecretVolume(t, map[string]string{"proxy-secret": testProxySecret + "\n", "tokens.yaml": tokensYAML()})
-	f := newAuthFixture(t, AuthOptions{ProxySecretFile: vol.path("proxy-secret"), TokensFile: vol.path("tokens.yaml"), ReloadInterval: time.Hour})
+	f := newAuthFixture(t, auth.Options{ProxySecretFile: vol.path("proxy-secret"), TokensFile: vol.path("tokens.yaml"), ReloadInterval: time.Hour})
 	proxied := func(secret string, extra http.Header) http.Header {
 		h := http.Header{"X-Ossie-Role": {"analyst, viewer"}, "X-Ossie-User": {"carol@example.com"},
 			"X-Ossie-Attr-Region": {"CA"}, "X-Ossie-Attr-Cost-Center": {"42"}}
@@ -495,14 +496,14 @@ func TestTrustedProxy(t *testing.T) {
 		}
 		return h
 	}
-	identity := func(hdr http.Header) (*Identity, *authError) {
+	identity := func(hdr http.Header) (*auth.Identity, *auth.AuthError) {
 		r, _ := http.NewRequest("GET", "/v1/models", nil)
 		r.Header = hdr
-		return f.auth.authenticate(r)
+		return f.auth.Authenticate(r)
 	}
 
 	id, fail := identity(proxied(testProxySecret, nil))
-	if fail != nil || id.Method != MethodProxy || id.Name != "carol@example.com" || strings.Join(id.Roles, ",") != "analyst,viewer" ||
+	if fail != nil || id.Method != auth.MethodProxy || id.Name != "carol@example.com" || strings.Join(id.Roles, ",") != "analyst,viewer" ||
 		len(id.Attributes) != 2 || id.Attributes["region"] != "CA" || id.Attributes["cost_center"] != "42" {
 		t.Errorf("proxy identity %+v %+v", id, fail)
 	}
@@ -510,7 +511,7 @@ func TestTrustedProxy(t *testing.T) {
 		t.Errorf("proxied request: %d %s", resp.StatusCode, body)
 	}
 	// The proxy's identity wins over an Authorization header it forwards.
-	if id, _ := identity(proxied(testProxySecret, bearer(tokAnalyst))); id == nil || id.Method != MethodProxy {
+	if id, _ := identity(proxied(testProxySecret, bearer(tokAnalyst))); id == nil || id.Method != auth.MethodProxy {
 		t.Errorf("proxy + bearer: %+v", id)
 	}
 
@@ -555,15 +556,15 @@ func TestTrustedProxy(t *testing.T) {
 func TestProxyHeadersIgnoredWhenNotEnabled(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "tokens.yaml"), tokensYAML())
-	f := newAuthFixture(t, AuthOptions{TokensFile: filepath.Join(dir, "tokens.yaml"), AnonymousRoles: []string{"public"}})
+	f := newAuthFixture(t, auth.Options{TokensFile: filepath.Join(dir, "tokens.yaml"), AnonymousRoles: []string{"public"}})
 	hdr := http.Header{"X-Ossie-Proxy-Secret": {testProxySecret}, "X-Ossie-Role": {"admin"}, "X-Ossie-User": {"root"}, "X-Ossie-Attr-Region": {"*"}}
 	r, _ := http.NewRequest("GET", "/v1/models", nil)
 	r.Header = hdr
-	if id, fail := f.auth.authenticate(r); fail != nil || id.Method != MethodAnonymous || strings.Join(id.Roles, ",") != "public" || id.Attributes != nil {
+	if id, fail := f.auth.Authenticate(r); fail != nil || id.Method != auth.MethodAnonymous || strings.Join(id.Roles, ",") != "public" || id.Attributes != nil {
 		t.Errorf("identity %+v %+v", id, fail)
 	}
 	r.Header.Set("Authorization", "Bearer "+tokAnalyst)
-	if id, _ := f.auth.authenticate(r); id == nil || id.Name != "alice" || strings.Join(id.Roles, ",") != "analyst" || id.Attributes["region"] != "CA" {
+	if id, _ := f.auth.Authenticate(r); id == nil || id.Name != "alice" || strings.Join(id.Roles, ",") != "analyst" || id.Attributes["region"] != "CA" {
 		t.Errorf("identity %+v", id)
 	}
 }
@@ -573,11 +574,11 @@ func TestCheckExposure(t *testing.T) {
 		"127.0.0.1:8080": true, "[::1]:8080": true, "localhost:0": true, "127.9.9.9:1": true,
 		":8080": false, "0.0.0.0:8080": false, "[::]:8080": false, "10.0.0.1:80": false, "example.com:80": false, "bad": false,
 	} {
-		if err := CheckExposure(addr); (err == nil) != ok {
+		if err := auth.CheckExposure(addr); (err == nil) != ok {
 			t.Errorf("CheckExposure(%q) = %v", addr, err)
 		}
 	}
-	var f AuthFlags
+	var f auth.Flags
 	if err := f.Check(":8080"); err == nil || !strings.Contains(err.Error(), "--no-auth") {
 		t.Errorf("no auth on :8080: %v", err)
 	}

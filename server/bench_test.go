@@ -10,6 +10,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // BenchmarkQueryHTTP is the fixed cost of one small answer over HTTP
@@ -30,7 +31,7 @@ func BenchmarkQueryHTTP(b *testing.B) {
 			if err := eng.Exec(context.Background(), shopTables); err != nil {
 				b.Fatal(err)
 			}
-			arts, err := LoadModelFiles([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
+			arts, err := load.Models([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}

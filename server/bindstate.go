@@ -8,6 +8,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/bindcheck"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // LoadErrorBind counts a changed model file that compiles but does not
@@ -27,7 +28,7 @@ var bindCodes = []string{compiler.CodeEngine, compiler.CodeSandboxed, compiler.C
 // LoadErrorBind when every problem is one of binding (or the engine did
 // not answer), LoadErrorCompile otherwise.
 func loadErrorReason(err error) string {
-	var le *LoadError
+	var le *load.Error
 	if !errors.As(err, &le) {
 		return LoadErrorBind // the engine did not answer the bind
 	}
@@ -101,7 +102,7 @@ func (r *Reloader) checkServedBinding(ctx context.Context) {
 	}
 	timeout := r.files.BindTimeout
 	if timeout <= 0 {
-		timeout = DefaultBindTimeout
+		timeout = load.DefaultBindTimeout
 	}
 	res := bindcheck.Check(ctx, r.files.Engine, arts, timeout)
 	if res.Unavailable != nil {

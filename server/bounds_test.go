@@ -10,6 +10,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/prescan/prescantest"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 // boundedPaths are the endpoints that decode a JSON body; mcpEnvelope
@@ -72,7 +73,7 @@ func TestAdversarialBodiesRefused(t *testing.T) {
 // limit; a billion-laughs file is refused by the decoder's own alias limit.
 func TestAdversarialTokenFilesRefused(t *testing.T) {
 	for _, s := range prescantest.YAML(1 << 20) {
-		_, err := parseTokens(s.Data)
+		_, err := auth.ParseTokens(s.Data)
 		if err == nil {
 			t.Errorf("%s: accepted", s.Name)
 			continue
@@ -85,7 +86,7 @@ func TestAdversarialTokenFilesRefused(t *testing.T) {
 			t.Errorf("%s: %v; want %s ... %s", s.Name, err, want, compiler.CodeDocumentTooComplex)
 		}
 	}
-	if _, err := parseTokens(prescantest.Laughs().Data); err == nil {
+	if _, err := auth.ParseTokens(prescantest.Laughs().Data); err == nil {
 		t.Error("billion laughs accepted")
 	}
 }
@@ -118,7 +119,7 @@ func BenchmarkAdversarialTokenFiles(b *testing.B) {
 		b.Run(s.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				parseTokens(s.Data)
+				auth.ParseTokens(s.Data)
 			}
 		})
 	}
@@ -149,6 +150,6 @@ func FuzzTokenFile(f *testing.F) {
 	}
 	f.Add([]byte("tokens:\n  - name: a\n    token: 0123456789abcdef0123456789abcdef\n    roles: [analyst]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		parseTokens(data)
+		auth.ParseTokens(data)
 	})
 }

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
 )
 
 // resultCache keeps recent answers in memory, bounded by an estimate of
@@ -42,9 +45,9 @@ type cacheKey [sha256.Size]byte
 // cacheEntry is one complete answer (never one cut by an error).
 type cacheEntry struct {
 	key     cacheKey
-	head    answerHead
+	head    format.AnswerHead
 	rows    [][]any
-	tail    answerTail
+	tail    format.AnswerTail
 	bytes   int64
 	created time.Time
 }
@@ -68,7 +71,7 @@ func newResultCache(maxBytes int64, ttl time.Duration, reg prometheus.Registerer
 
 // keyFor hashes the parts an answer depends on; id nil is the ungoverned
 // caller. Length prefixes keep "ab"+"c" apart from "a"+"bc".
-func keyFor(model, version string, id *Identity, sql, countSQL string) cacheKey {
+func keyFor(model, version string, id *auth.Identity, sql, countSQL string) cacheKey {
 	h := sha256.New()
 	put := func(s string) {
 		var n [8]byte
@@ -105,8 +108,8 @@ func keyFor(model, version string, id *Identity, sql, countSQL string) cacheKey 
 	return k
 }
 
-// get returns the live entry for k.
-func (c *resultCache) get(k cacheKey) (*cacheEntry, bool) {
+// Get returns the live entry for k.
+func (c *resultCache) Get(k cacheKey) (*cacheEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[k]

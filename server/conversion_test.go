@@ -8,6 +8,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // A conversion metric's expression is its base (issue 24, bug 4): a
@@ -78,7 +79,7 @@ WHERE s.plan = 'pro'`, 0)
 	}
 	q, _ = plan.ParseQuery([]byte(`{"metrics":["summed"]}`))
 	_, err = srv.Answer(ctx, "funnel", q)
-	var se *Error
+	var se *problem.Error
 	if !errors.As(err, &se) || len(se.Problems) == 0 || se.Problems[0].Code != compiler.CodeMetricTypeConversion {
 		t.Errorf("a SUM base: %v, want %s", err, compiler.CodeMetricTypeConversion)
 	}

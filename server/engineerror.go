@@ -9,6 +9,8 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // Client-facing details of engine failures, one per engine error class.
@@ -36,15 +38,15 @@ const (
 // OSS5001), logs the engine's message with the request id, and keeps that
 // message in EngineMessage for in-process callers. Config.DebugErrors adds
 // it to Detail for ungoverned callers (no Identity in ctx).
-func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err error) *Error {
+func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err error) *problem.Error {
 	switch {
 	case errors.Is(parent.Err(), context.Canceled):
-		return &Error{Status: 499, Code: compiler.CodeTimeout, Title: "Request cancelled", Detail: "the request was cancelled before the query finished", Cause: err}
+		return &problem.Error{Status: 499, Code: compiler.CodeTimeout, Title: "Request cancelled", Detail: "the request was cancelled before the query finished", Cause: err}
 	case qctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-		return &Error{Status: http.StatusGatewayTimeout, Code: compiler.CodeTimeout, Title: "Query timed out",
+		return &problem.Error{Status: http.StatusGatewayTimeout, Code: compiler.CodeTimeout, Title: "Query timed out",
 			Detail: "the query did not finish within " + s.cfg.QueryTimeout.String(), Cause: err}
 	}
-	e := &Error{Status: http.StatusBadGateway, Code: compiler.CodeEngine, Title: "Engine error", Detail: detailEngine, Cause: err}
+	e := &problem.Error{Status: http.StatusBadGateway, Code: compiler.CodeEngine, Title: "Engine error", Detail: detailEngine, Cause: err}
 	var ee *engine.Error
 	if errors.As(err, &ee) {
 		e.EngineMessage = ee.Message
@@ -77,10 +79,10 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 	case errors.Is(err, engine.ErrPermissionDenied):
 		e.Detail = detailPermission
 	}
-	id := requestIDFrom(parent)
+	id := problem.RequestIDFrom(parent)
 	s.cfg.Logger.Warn("engine error", "request_id", id, "status", e.Status, "code", e.Code, "error", err)
 	switch {
-	case s.cfg.DebugErrors && IdentityFrom(parent) == nil:
+	case s.cfg.DebugErrors && auth.IdentityFrom(parent) == nil:
 		e.Detail += "; engine: " + e.EngineMessage
 	case pointsToLog:
 		e.Detail += detailInLog

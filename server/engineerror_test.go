@@ -13,6 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // leakMarkers are fragments of the planned SQL of a state_analyst query,
@@ -39,8 +42,8 @@ func wantRequestID(t *testing.T, f *authFixture, resp *http.Response, body []byt
 	if err := json.Unmarshal(body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.RequestID == "" || doc.RequestID != resp.Header.Get(RequestIDHeader) {
-		t.Fatalf("request_id %q, header %q", doc.RequestID, resp.Header.Get(RequestIDHeader))
+	if doc.RequestID == "" || doc.RequestID != resp.Header.Get(problem.RequestIDHeader) {
+		t.Fatalf("request_id %q, header %q", doc.RequestID, resp.Header.Get(problem.RequestIDHeader))
 	}
 	for _, line := range strings.Split(f.logs.String(), "\n") {
 		if strings.Contains(line, `"msg":"engine error"`) && strings.Contains(line, doc.RequestID) && strings.Contains(line, logged) {
@@ -63,7 +66,7 @@ func TestEngineErrorsDoNotLeak(t *testing.T) {
 	writeFile(t, gov, "attributes: [{name: state}]\nroles:\n  - name: by_state\n    row_filters:\n      - {dataset: customers, expression: \"state = {{ caller.state }}\"}\n      - {dataset: orders, expression: \"status <> 'returned'\"}\n")
 	tokens := filepath.Join(dir, "tokens.yaml")
 	writeFile(t, tokens, "tokens:\n  - {name: ca, token: tok-by-state-ca-000000000, roles: [by_state], attributes: {state: CA}}\n")
-	shop, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, gov, compiler.CompileOptions{})
+	shop, err := load.GovernedModels([]string{"testdata/shop.yaml"}, gov, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +74,7 @@ func TestEngineErrorsDoNotLeak(t *testing.T) {
 	t.Cleanup(cancel)
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	a, err := NewAuth(ctx, AuthOptions{TokensFile: tokens, Logger: log})
+	a, err := auth.New(ctx, auth.Options{TokensFile: tokens, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +131,8 @@ func TestDebugErrors(t *testing.T) {
 		t.Errorf("debug without the engine message: %s", body)
 	}
 	// In-process callers keep the engine's message in EngineMessage.
-	_, err := debug.srv.Answer(WithIdentity(context.Background(), &Identity{Name: "g", Roles: []string{"x"}}), "missing", mustQuery(t, q))
-	var e *Error
+	_, err := debug.srv.Answer(auth.WithIdentity(context.Background(), &auth.Identity{Name: "g", Roles: []string{"x"}}), "missing", mustQuery(t, q))
+	var e *problem.Error
 	if !errors.As(err, &e) || strings.Contains(e.Detail, "no_such_table") || !strings.Contains(e.EngineMessage, "no_such_table") {
 		t.Errorf("governed in-process caller with debug: %#v", err)
 	}
@@ -168,7 +171,7 @@ func TestBodyDecodeProblems(t *testing.T) {
 // the caller's airport): a governed answer, then drift (the flights table
 // gone) whose problem shows neither the row filter nor the planned SQL.
 func TestGovernedFlightsErrorsDoNotLeak(t *testing.T) {
-	arts, err := LoadGovernedModelFiles([]string{"../examples/flights/model.yaml"}, "../examples/flights/governance.yaml", compiler.CompileOptions{})
+	arts, err := load.GovernedModels([]string{"../examples/flights/model.yaml"}, "../examples/flights/governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +182,7 @@ func TestGovernedFlightsErrorsDoNotLeak(t *testing.T) {
 	t.Cleanup(cancel)
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	a, err := NewAuth(ctx, AuthOptions{TokensFile: tokens, Logger: log})
+	a, err := auth.New(ctx, auth.Options{TokensFile: tokens, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

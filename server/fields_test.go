@@ -18,6 +18,9 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // A request field either changes the answer as documented or is refused
@@ -273,7 +276,7 @@ type fieldsFixture struct {
 // testdata/fields.governance.yaml, over fieldsTables.
 func newFieldsFixture(t *testing.T) *fieldsFixture {
 	t.Helper()
-	arts, err := LoadGovernedModelFiles([]string{"testdata/fields.yaml"}, "testdata/fields.governance.yaml", compiler.CompileOptions{})
+	arts, err := load.GovernedModels([]string{"testdata/fields.yaml"}, "testdata/fields.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -554,27 +557,27 @@ func runFieldCases(t *testing.T, entries map[string]func(*testing.T, string) str
 // records in brackets.
 type callerCase struct {
 	path, why     string
-	base, variant Identity
+	base, variant auth.Identity
 	baseWant      string
 	want          string
 }
 
 var callerFieldCases = []callerCase{
 	{path: "Roles", why: "no role reads nothing; a role's row filter keeps the caller's state",
-		base: Identity{Attributes: map[string]string{"state": "CA"}}, baseWant: compiler.CodeUnknownModel + " [caller= auth=]",
-		variant: Identity{Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}, want: "CA|30 [caller= auth=]"},
+		base: auth.Identity{Attributes: map[string]string{"state": "CA"}}, baseWant: compiler.CodeUnknownModel + " [caller= auth=]",
+		variant: auth.Identity{Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}, want: "CA|30 [caller= auth=]"},
 	{path: "Attributes", why: "the row filter reads caller.state; a missing attribute admits no rows",
-		base: Identity{Roles: []string{"state_analyst"}}, baseWant: " [caller= auth=]",
-		variant: Identity{Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "NY"}}, want: "NY|70 [caller= auth=]"},
+		base: auth.Identity{Roles: []string{"state_analyst"}}, baseWant: " [caller= auth=]",
+		variant: auth.Identity{Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "NY"}}, want: "NY|70 [caller= auth=]"},
 	{path: "Namespaces", why: "a caller limited to a namespace that does not publish the model",
-		base: Identity{Roles: []string{"everything"}}, baseWant: byStateRows + " [caller= auth=]",
-		variant: Identity{Roles: []string{"everything"}, Namespaces: []string{"team-a"}}, want: compiler.CodeUnknownModel + " [caller= auth=]"},
+		base: auth.Identity{Roles: []string{"everything"}}, baseWant: byStateRows + " [caller= auth=]",
+		variant: auth.Identity{Roles: []string{"everything"}, Namespaces: []string{"team-a"}}, want: compiler.CodeUnknownModel + " [caller= auth=]"},
 	{path: "Name", why: "who asked, in the audit line",
-		base: Identity{Roles: []string{"everything"}}, baseWant: byStateRows + " [caller= auth=]",
-		variant: Identity{Roles: []string{"everything"}, Name: "alice"}, want: byStateRows + " [caller=alice auth=]"},
+		base: auth.Identity{Roles: []string{"everything"}}, baseWant: byStateRows + " [caller= auth=]",
+		variant: auth.Identity{Roles: []string{"everything"}, Name: "alice"}, want: byStateRows + " [caller=alice auth=]"},
 	{path: "Method", why: "how the caller was authenticated, in the audit line",
-		base: Identity{Roles: []string{"everything"}}, baseWant: byStateRows + " [caller= auth=]",
-		variant: Identity{Roles: []string{"everything"}, Method: MethodToken}, want: byStateRows + " [caller= auth=token]"},
+		base: auth.Identity{Roles: []string{"everything"}}, baseWant: byStateRows + " [caller= auth=]",
+		variant: auth.Identity{Roles: []string{"everything"}, Method: auth.MethodToken}, want: byStateRows + " [caller= auth=token]"},
 }
 
 // TestEveryCallerFieldHasAnEffect: every field of Identity has a case,
@@ -584,17 +587,17 @@ func TestEveryCallerFieldHasAnEffect(t *testing.T) {
 	for _, c := range callerFieldCases {
 		paths = append(paths, c.path)
 	}
-	checkEnumerated(t, reflect.TypeFor[Identity](), paths, "callerFieldCases")
+	checkEnumerated(t, reflect.TypeFor[auth.Identity](), paths, "callerFieldCases")
 	f := newFieldsFixture(t)
 	q, perr := plan.ParseQuery([]byte(byState))
 	if perr != nil {
 		t.Fatal(perr)
 	}
-	answer := func(t *testing.T, id Identity) string {
-		resp, err := f.srv.Answer(WithIdentity(context.Background(), &id), "fields", q)
+	answer := func(t *testing.T, id auth.Identity) string {
+		resp, err := f.srv.Answer(auth.WithIdentity(context.Background(), &id), "fields", q)
 		got := ""
 		if err != nil {
-			var e *Error
+			var e *problem.Error
 			if !errors.As(err, &e) {
 				t.Fatal(err)
 			}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ossie-dev/ossie/server/format"
 )
 
 // DefaultFlightBytes bounds the answer one shared engine execution keeps
@@ -160,7 +162,7 @@ func (r *answerRecorder) add(row []any) {
 // shareRun answers run as the leader of its flight or as a follower
 // (flights); with the result cache on, the leader's complete answer is
 // offered to the cache too (it keeps answers up to its own bound).
-func (s *Server) shareRun(ctx context.Context, run runSpec, sink answerSink) error {
+func (s *Server) shareRun(ctx context.Context, run runSpec, sink format.AnswerSink) error {
 	f, leader := s.flights.join(run.key)
 	if !leader {
 		s.flights.waiting.Inc()
@@ -172,7 +174,7 @@ func (s *Server) shareRun(ctx context.Context, run runSpec, sink answerSink) err
 		if s.cache != nil {
 			// The leader's answer went to the cache when it fits: a hit,
 			// as before sharing worked without the cache.
-			if e, ok := s.cache.get(run.key); ok {
+			if e, ok := s.cache.Get(run.key); ok {
 				s.cache.hits.Inc()
 				return replay(e, s.cache.now(), sink)
 			}
@@ -212,7 +214,7 @@ func (s *Server) shareRun(ctx context.Context, run runSpec, sink answerSink) err
 }
 
 // execute is run on the engine, counted.
-func (s *Server) execute(ctx context.Context, run runSpec, sink answerSink, rec *answerRecorder) error {
+func (s *Server) execute(ctx context.Context, run runSpec, sink format.AnswerSink, rec *answerRecorder) error {
 	if s.cache != nil {
 		s.cache.misses.Inc()
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkIdenticalConcurrentQueries(b *testing.B) {
 		  CASE WHEN range % 13 = 0 THEN NULL ELSE range / 4.0 END AS x FROM range(3000000)`); err != nil {
 		b.Fatal(err)
 	}
-	arts, err := LoadModelFiles([]string{"testdata/wide.yaml"}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{"testdata/wide.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,17 +8,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/load"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // newFlightFixture is the governed shop model on DuckDB with the result
 // cache off (sharing in flight is what is left).
 func newFlightFixture(t testing.TB, flightBytes int64) *fixture {
 	t.Helper()
-	arts, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
+	arts, err := load.GovernedModels([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,20 +40,20 @@ type heldSink struct {
 	release chan struct{}
 }
 
-func (h *heldSink) begin(hd *answerHead) error {
+func (h *heldSink) Begin(hd *format.AnswerHead) error {
 	close(h.started)
 	<-h.release
-	return h.collectSink.begin(hd)
+	return h.collectSink.Begin(hd)
 }
 
 // hold starts a leader for q as id and returns it once its engine query
 // is running (its flight registered).
-func hold(t *testing.T, f *fixture, id *Identity, q string) (*heldSink, <-chan error) {
+func hold(t *testing.T, f *fixture, id *auth.Identity, q string) (*heldSink, <-chan error) {
 	t.Helper()
 	h := &heldSink{started: make(chan struct{}), release: make(chan struct{})}
 	errc := make(chan error, 1)
 	go func() {
-		_, err := f.srv.stream(WithIdentity(context.Background(), id), "shop", mustQuery(t, q), AnswerOptions{}, h)
+		_, err := f.srv.stream(auth.WithIdentity(context.Background(), id), "shop", mustQuery(t, q), AnswerOptions{}, h)
 		errc <- err
 	}()
 	select {
@@ -79,21 +84,21 @@ func handOrdersByState(state string) string {
 // roles and attributes waits and replays the leader's answer.
 func TestSharedFlightNeverCrossesGovernance(t *testing.T) {
 	f := newFlightFixture(t, 0)
-	ca := &Identity{Name: "a", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}
+	ca := &auth.Identity{Name: "a", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}
 	leader, errc := hold(t, f, ca, ordersByState)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, tc := range []struct {
 		name string
-		id   *Identity
+		id   *auth.Identity
 		hand string
 	}{
-		{"another attribute", &Identity{Name: "b", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "NY"}}, handOrdersByState("NY")},
-		{"another role", &Identity{Name: "c", Roles: []string{"auditor"}}, handOrdersByState("")},
+		{"another attribute", &auth.Identity{Name: "b", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "NY"}}, handOrdersByState("NY")},
+		{"another role", &auth.Identity{Name: "c", Roles: []string{"auditor"}}, handOrdersByState("")},
 		{"no identity", nil, handOrdersByState("")},
 	} {
-		a, err := f.srv.Answer(WithIdentity(ctx, tc.id), "shop", mustQuery(t, ordersByState))
+		a, err := f.srv.Answer(auth.WithIdentity(ctx, tc.id), "shop", mustQuery(t, ordersByState))
 		if err != nil {
 			t.Fatalf("%s: %v (did it wait for the held leader?)", tc.name, err)
 		}
@@ -108,7 +113,7 @@ func TestSharedFlightNeverCrossesGovernance(t *testing.T) {
 	// Same roles and attributes (another name): waits, then shares.
 	same := make(chan *Response, 1)
 	go func() {
-		a, err := f.srv.Answer(WithIdentity(ctx, &Identity{Name: "a2", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}), "shop", mustQuery(t, ordersByState))
+		a, err := f.srv.Answer(auth.WithIdentity(ctx, &auth.Identity{Name: "a2", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}), "shop", mustQuery(t, ordersByState))
 		if err != nil {
 			t.Error(err)
 		}
@@ -231,7 +236,7 @@ func TestSharedFlightEngineFailure(t *testing.T) {
 	close(held.release)
 	wg.Wait()
 	for i, err := range errs {
-		var e *Error
+		var e *problem.Error
 		if !errors.As(err, &e) || e.Code != compiler.CodeEngine {
 			t.Errorf("caller %d: %v, want the engine's failure (OSS5001)", i, err)
 		}
@@ -249,10 +254,10 @@ type endHeldSink struct {
 	release chan struct{}
 }
 
-func (h *endHeldSink) end(t *answerTail) error {
+func (h *endHeldSink) End(t *format.AnswerTail) error {
 	close(h.ended)
 	<-h.release
-	return h.collectSink.end(t)
+	return h.collectSink.End(t)
 }
 
 // TestFlightCopiesLittleWhileNoneWaits: a leader nobody waits for copies

@@ -2,45 +2,37 @@ package server
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/problem"
 )
-
-// caller is the planner's view of the identity; nil (no identity) plans
-// ungoverned.
-func (id *Identity) caller() *plan.Caller {
-	if id == nil {
-		return nil
-	}
-	return &plan.Caller{Roles: slices.Clone(id.Roles), Attributes: maps.Clone(id.Attributes)}
-}
 
 // visibleTo returns what the caller of ctx may see of m, and whether the
 // model is visible at all: a governed model in which the caller can read
 // no field and no metric is treated as if it were not loaded, so its name
 // does not leak either.
 func (m *model) visibleTo(ctx context.Context) (plan.Visibility, bool) {
-	id := IdentityFrom(ctx)
+	id := auth.IdentityFrom(ctx)
 	if id == nil || m.art.Governance == nil {
 		return plan.Visibility{}, true // ungoverned: everything, nothing to compute
 	}
-	v := m.planner.Visible(id.caller())
+	v := m.planner.Visible(id.Caller())
 	return v, !v.Governed || len(v.Fields) > 0 || len(v.Metrics) > 0
 }
 
 // lookupFor is lookup for the caller of ctx: a model the caller cannot
 // see is an unknown model, and the names offered are the visible ones.
-func (s *Server) lookupFor(ctx context.Context, name string) (*model, *Error) {
+func (s *Server) lookupFor(ctx context.Context, name string) (*model, *problem.Error) {
 	c := s.store.snapshot()
 	name, e := c.resolve(ctx, name)
 	if e != nil {
 		return nil, e
 	}
-	if m, ok := c.lookup(name); ok && c.inNamespaces(ctx, m) {
+	if m, ok := c.Lookup(name); ok && c.inNamespaces(ctx, m) {
 		if _, visible := m.visibleTo(ctx); visible {
 			return m, nil
 		}
@@ -58,12 +50,12 @@ func (s *Server) lookupFor(ctx context.Context, name string) (*model, *Error) {
 			}
 		}
 	}
-	return nil, unknownModel(name, known)
+	return nil, problem.UnknownModel(name, known)
 }
 
 // describe is the metadata of model as the caller of ctx may see it
 // (GET /v1/models/{model}, the MCP describe_model tool).
-func (s *Server) describe(ctx context.Context, name string) (ModelDetail, *Error) {
+func (s *Server) describe(ctx context.Context, name string) (ModelDetail, *problem.Error) {
 	m, err := s.lookupFor(ctx, name)
 	if err != nil {
 		return ModelDetail{}, err

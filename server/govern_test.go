@@ -16,6 +16,8 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // Tokens of the governed fixture, one per role of
@@ -53,11 +55,11 @@ func newGovernedFixture(t *testing.T) *authFixture {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "tokens.yaml"), b.String())
 	writeFile(t, filepath.Join(dir, "proxy"), testProxySecret)
-	shop, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
+	shop, err := load.GovernedModels([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rest, err := LoadModelFiles([]string{"testdata/slow.yaml"}, compiler.CompileOptions{})
+	rest, err := load.Models([]string{"testdata/slow.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func newGovernedFixture(t *testing.T) *authFixture {
 	t.Cleanup(cancel)
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	a, err := NewAuth(ctx, AuthOptions{TokensFile: filepath.Join(dir, "tokens.yaml"), ProxySecretFile: filepath.Join(dir, "proxy"), Logger: log})
+	a, err := auth.New(ctx, auth.Options{TokensFile: filepath.Join(dir, "tokens.yaml"), ProxySecretFile: filepath.Join(dir, "proxy"), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +281,7 @@ func TestGovernedAnswers(t *testing.T) {
 	}
 
 	// The Go API plans under the identity in ctx, like the HTTP path.
-	ctx := WithIdentity(context.Background(), &Identity{Name: "go", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}})
+	ctx := auth.WithIdentity(context.Background(), &auth.Identity{Name: "go", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}})
 	a, err := f.srv.Answer(ctx, "shop", mustQuery(t, `{"metrics":["revenue"]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -430,7 +432,7 @@ func FuzzAuthenticate(f *testing.F) {
 	if err := os.WriteFile(secret, []byte(testProxySecret+"\n"), 0o600); err != nil {
 		f.Fatal(err)
 	}
-	a, err := NewAuth(f.Context(), AuthOptions{TokensFile: tokens, ProxySecretFile: secret, AnonymousRoles: []string{"public"}})
+	a, err := auth.New(f.Context(), auth.Options{TokensFile: tokens, ProxySecretFile: secret, AnonymousRoles: []string{"public"}})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -448,7 +450,7 @@ func FuzzAuthenticate(f *testing.F) {
 		if attrName != "" {
 			set("X-Ossie-Attr-"+attrName, attrValue)
 		}
-		id, fail := a.authenticate(r)
+		id, fail := a.Authenticate(r)
 		if (id == nil) == (fail == nil) {
 			t.Fatalf("identity %+v and failure %+v", id, fail)
 		}
@@ -456,7 +458,7 @@ func FuzzAuthenticate(f *testing.F) {
 			return
 		}
 		switch id.Method {
-		case MethodProxy:
+		case auth.MethodProxy:
 			if proxySecretValue != testProxySecret {
 				t.Fatalf("proxy identity without the exact secret (%q)", proxySecretValue)
 			}
@@ -465,7 +467,7 @@ func FuzzAuthenticate(f *testing.F) {
 					t.Fatalf("proxy role %q not in the header %q", role, roleHdr)
 				}
 			}
-		case MethodToken:
+		case auth.MethodToken:
 			if proxySecretValue == testProxySecret {
 				t.Fatal("token identity although the proxy secret was sent")
 			}
@@ -477,7 +479,7 @@ func FuzzAuthenticate(f *testing.F) {
 				id.Name == "bi-tool" && (strings.Join(id.Roles, ",") != "viewer,auditor" || len(id.Attributes) != 0) {
 				t.Fatalf("token identity changed by the request: %+v", id)
 			}
-		case MethodAnonymous:
+		case auth.MethodAnonymous:
 			if authz != "" || proxySecretValue == testProxySecret {
 				t.Fatalf("anonymous although credentials were sent")
 			}
@@ -495,7 +497,7 @@ func FuzzAuthenticate(f *testing.F) {
 // the ConfigMap watcher does, served from a Store, answers under a role
 // exactly as the file-loaded one.
 func TestGovernedBundleFromStore(t *testing.T) {
-	arts, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
+	arts, err := load.GovernedModels([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +525,7 @@ func TestGovernedBundleFromStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := WithIdentity(context.Background(), &Identity{Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}})
+	ctx := auth.WithIdentity(context.Background(), &auth.Identity{Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}})
 	q := mustQuery(t, `{"metrics":["revenue","order_count"],"dimensions":["customers.state"]}`)
 	a1, err := fromStore.Answer(ctx, "shop", q)
 	if err != nil {
@@ -551,8 +553,8 @@ func TestLoadGovernedModelFilesReportsTheGovernanceFile(t *testing.T) {
 	dir := t.TempDir()
 	gov := filepath.Join(dir, "gov.yaml")
 	writeFile(t, gov, "roles:\n  - name: r\n    metrics: {allow: [revenu]}\n    row_filters:\n      - {dataset: orderz, expression: \"1 = 1\"}\n")
-	_, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml", "testdata/broken.yaml"}, gov, compiler.CompileOptions{})
-	le, ok := err.(*LoadError)
+	_, err := load.GovernedModels([]string{"testdata/shop.yaml", "testdata/broken.yaml"}, gov, compiler.CompileOptions{})
+	le, ok := err.(*load.Error)
 	if !ok {
 		t.Fatalf("error %v", err)
 	}
@@ -577,7 +579,7 @@ func TestLoadGovernedModelFilesReportsTheGovernanceFile(t *testing.T) {
 // query through Server.Plan (visibility check + PlanFor with row filters
 // and masks) against the same query planned ungoverned.
 func BenchmarkPlanGoverned(b *testing.B) {
-	arts, err := LoadGovernedModelFiles([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
+	arts, err := load.GovernedModels([]string{"testdata/shop.yaml"}, "testdata/shop.governance.yaml", compiler.CompileOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -591,7 +593,7 @@ func BenchmarkPlanGoverned(b *testing.B) {
 	}
 	for name, ctx := range map[string]context.Context{
 		"ungoverned": context.Background(),
-		"governed": WithIdentity(context.Background(), &Identity{Roles: []string{"state_analyst", "auditor"},
+		"governed": auth.WithIdentity(context.Background(), &auth.Identity{Roles: []string{"state_analyst", "auditor"},
 			Attributes: map[string]string{"state": "CA"}}),
 	} {
 		b.Run(name, func(b *testing.B) {

@@ -10,26 +10,27 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/compiler/sqlfmt"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"models": s.visibleSummaries(r.Context())})
+	problem.WriteJSON(w, http.StatusOK, map[string]any{"models": s.visibleSummaries(r.Context())})
 }
 
 func (s *Server) handleDetail(w http.ResponseWriter, r *http.Request) {
 	d, err := s.describe(r.Context(), modelPath(r))
 	if err != nil {
-		writeProblem(w, r, err)
+		problem.WriteProblem(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, d)
+	problem.WriteJSON(w, http.StatusOK, d)
 }
 
 func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 	name := modelPath(r)
 	q, perr := s.readQuery(w, r, name)
 	if perr != nil {
-		writeProblem(w, r, perr)
+		problem.WriteProblem(w, r, perr)
 		return
 	}
 	resp, err := s.PlanSQL(r.Context(), name, q)
@@ -37,7 +38,7 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, resp)
+	problem.WriteJSON(w, http.StatusOK, resp)
 }
 
 // PlanSQL plans q against model without running it and returns the SQL,
@@ -67,7 +68,7 @@ func (s *Server) planSQL(ctx context.Context, model string, q *plan.Query, gated
 		return nil, perr
 	}
 	if v, _ := m.visibleTo(ctx); gated && v.Governed {
-		return nil, &Error{Status: http.StatusForbidden, Code: compiler.CodeSQLGoverned, Title: "SQL preview not available",
+		return nil, &problem.Error{Status: http.StatusForbidden, Code: compiler.CodeSQLGoverned, Title: "SQL preview not available",
 			Detail: "the planned SQL would show governance rules; use /query for answers, or ossiectl sql to preview the SQL without a role"}
 	}
 	p, err := s.plan(ctx, m, q)
@@ -83,7 +84,7 @@ func (s *Server) planSQL(ctx context.Context, model string, q *plan.Query, gated
 
 // readQuery is readQueryRequest for /sql, which plans without running:
 // total, a count of the rows run, is refused there (OSS4001 at total).
-func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) (*plan.Query, *Error) {
+func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) (*plan.Query, *problem.Error) {
 	req, err := s.readQueryRequest(w, r, name)
 	if err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, name string) 
 // readQueryRequest checks the model first (an unknown model is 404 whatever
 // the body), then reads at most MaxBodyBytes and decodes the request
 // (decodeQueryRequest).
-func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name string) (*queryRequest, *Error) {
+func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name string) (*queryRequest, *problem.Error) {
 	if _, err := s.lookupFor(r.Context(), name); err != nil {
 		return nil, err
 	}
@@ -105,9 +106,9 @@ func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name s
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, bodyTooLarge(tooBig.Limit)
+			return nil, problem.BodyTooLarge(tooBig.Limit)
 		}
-		return nil, &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid query", Detail: "cannot read the request body"}
+		return nil, &problem.Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid query", Detail: "cannot read the request body"}
 	}
 	return decodeQueryRequest(body)
 }
@@ -117,36 +118,36 @@ func (s *Server) readQueryRequest(w http.ResponseWriter, r *http.Request, name s
 // second time, for a problem in plain words. The HTTP routes and the MCP
 // query and explain tools read their queries with it, so both accept
 // exactly the same forms.
-func decodeQueryRequest(body []byte) (*queryRequest, *Error) {
+func decodeQueryRequest(body []byte) (*queryRequest, *problem.Error) {
 	if p := compiler.CheckBody(body); p != nil {
-		return nil, queryProblems(compiler.Problems{*p})
+		return nil, problem.QueryProblems(compiler.Problems{*p})
 	}
 	req, err := parseQueryRequest(body)
 	if err != nil {
 		if probs := decodeProblems(body); len(probs) > 0 {
-			return nil, queryProblems(probs)
+			return nil, problem.QueryProblems(probs)
 		}
-		return nil, queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "query body: " + err.Error()}})
+		return nil, problem.QueryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Message: "query body: " + err.Error()}})
 	}
 	if probs := duplicateKeys(body); len(probs) > 0 {
-		return nil, queryProblems(probs)
+		return nil, problem.QueryProblems(probs)
 	}
 	return req, nil
 }
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var e *Error
+	var e *problem.Error
 	if !errors.As(err, &e) {
-		e = &Error{Status: http.StatusInternalServerError, Title: "Internal error", Detail: "internal error", Cause: err}
+		e = &problem.Error{Status: http.StatusInternalServerError, Title: "Internal error", Detail: "internal error", Cause: err}
 	}
 	if e.Status >= 500 || e.Status == 499 {
-		s.cfg.Logger.Warn("query failed", "request_id", requestIDFrom(r.Context()), "path", r.URL.Path, "status", e.Status, "code", e.Code, "error", e.Cause)
+		s.cfg.Logger.Warn("query failed", "request_id", problem.RequestIDFrom(r.Context()), "path", r.URL.Path, "status", e.Status, "code", e.Code, "error", e.Cause)
 	}
-	writeProblem(w, r, e)
+	problem.WriteProblem(w, r, e)
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	problem.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // readyDoc is the /readyz body: ready or not, and every model name with
@@ -170,7 +171,7 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	models := s.store.Status()
 	err := s.Ready(r.Context())
 	if err == nil {
-		writeJSON(w, http.StatusOK, struct {
+		problem.WriteJSON(w, http.StatusOK, struct {
 			Status string `json:"status"`
 			readyDoc
 		}{readyStatus(models), readyDoc{Ready: true, Models: models}})
@@ -186,9 +187,9 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	doc := struct {
-		problemDoc
+		problem.Doc
 		readyDoc
-	}{problemDoc{Type: "about:blank", Title: "Not ready", Status: http.StatusServiceUnavailable, Detail: detail, Instance: r.URL.Path, RequestID: requestIDFrom(r.Context())},
+	}{problem.Doc{Type: "about:blank", Title: "Not ready", Status: http.StatusServiceUnavailable, Detail: detail, Instance: r.URL.Path, RequestID: problem.RequestIDFrom(r.Context())},
 		readyDoc{Models: models}}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // loopbackGuard protects a server without authentication that listens on
@@ -28,26 +30,19 @@ func (s *Server) loopbackGuard(next http.Handler) http.Handler {
 		if err != nil {
 			host = r.Host
 		}
-		if !isLoopback(host) {
-			writeProblem(w, r, &Error{Status: http.StatusForbidden, Code: compiler.CodeHostRefused, Title: "Host not allowed",
+		if !auth.IsLoopback(host) {
+			problem.WriteProblem(w, r, &problem.Error{Status: http.StatusForbidden, Code: compiler.CodeHostRefused, Title: "Host not allowed",
 				Detail: "this server has no authentication and answers loopback host names only (localhost, 127.0.0.1, [::1])"})
 			return
 		}
 		if r.ContentLength != 0 && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if err != nil || mt != "application/json" {
-				writeProblem(w, r, &Error{Status: http.StatusUnsupportedMediaType, Code: compiler.CodeNotJSON, Title: "Unsupported media type",
+				problem.WriteProblem(w, r, &problem.Error{Status: http.StatusUnsupportedMediaType, Code: compiler.CodeNotJSON, Title: "Unsupported media type",
 					Detail: "send the body with Content-Type: application/json"})
 				return
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// AnyHost is Config.AnyHost for serving on addr: true only for --no-auth
-// on a non-loopback address, where the operator chose to expose an
-// ungoverned server and host names other than loopback are expected.
-func (f *AuthFlags) AnyHost(addr string) bool {
-	return f.NoAuth && CheckExposure(addr) != nil
 }

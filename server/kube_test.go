@@ -61,7 +61,7 @@ type kubeFixture struct {
 	ts *httptest.Server
 }
 
-func (f *kubeFixture) get(path string) (int, string) {
+func (f *kubeFixture) Get(path string) (int, string) {
 	resp, err := http.Get(f.ts.URL + path)
 	if err != nil {
 		f.t.Fatal(err)
@@ -94,7 +94,7 @@ func (f *kubeFixture) revenue() (int, string, string) {
 }
 
 func (f *kubeFixture) ready() (int, map[string]ModelStatus, string) {
-	code, body := f.get("/readyz")
+	code, body := f.Get("/readyz")
 	var doc struct {
 		Ready  bool                   `json:"ready"`
 		Models map[string]ModelStatus `json:"models"`
@@ -189,7 +189,7 @@ func TestKubernetesMode(t *testing.T) {
 	}
 	// One namespace provides shop, so its bare name reaches it; a caller
 	// who addressed namespace/name is offered namespace/name.
-	if code, body := f.get("/v1/namespaces/team-b/models/shop"); code != http.StatusNotFound || !strings.Contains(body, "loaded: team-a/shop") {
+	if code, body := f.Get("/v1/namespaces/team-b/models/shop"); code != http.StatusNotFound || !strings.Contains(body, "loaded: team-a/shop") {
 		t.Errorf("another namespace's name: %d %s", code, body)
 	}
 
@@ -217,7 +217,7 @@ func TestKubernetesMode(t *testing.T) {
 	if code, version, val := f.revenue(); code != 200 || version != v2[0].Version || val != "289" {
 		t.Errorf("after a corrupt update: %d %s %s", code, version, val)
 	}
-	if _, m := f.get("/metrics"); !strings.Contains(m, `ossie_server_artifact_load_errors_total{reason="decode"} 1`) ||
+	if _, m := f.Get("/metrics"); !strings.Contains(m, `ossie_server_artifact_load_errors_total{reason="decode"} 1`) ||
 		!strings.Contains(m, `ossie_server_model_load_error{model="team-a/shop",source="configmap team-a/ossie-shop"} 1`) {
 		t.Errorf("metrics do not count the refused artifact:\n%s", grepLines(m, "ossie_server_"))
 	}
@@ -290,7 +290,7 @@ func TestKubernetesMode(t *testing.T) {
 	if code != 200 || len(models) != 0 {
 		t.Errorf("readyz after delete: %s", body)
 	}
-	if _, m := f.get("/metrics"); !strings.Contains(m, "ossie_server_models_loaded 0") {
+	if _, m := f.Get("/metrics"); !strings.Contains(m, "ossie_server_models_loaded 0") {
 		t.Errorf("models_loaded after delete:\n%s", grepLines(m, "ossie_server_models"))
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // Limits bound what one query may ask for and how many queries run on the
@@ -76,7 +78,7 @@ func (l Limits) withDefaults(eng engine.Engine) Limits {
 }
 
 // checkQuery refuses a query over a size limit, naming every limit passed.
-func (l Limits) checkQuery(q *plan.Query) *Error {
+func (l Limits) checkQuery(q *plan.Query) *problem.Error {
 	var probs compiler.Problems
 	over := func(path, what string, n, limit int) {
 		if n > limit {
@@ -97,7 +99,7 @@ func (l Limits) checkQuery(q *plan.Query) *Error {
 	if len(probs) == 0 {
 		return nil
 	}
-	return &Error{Status: http.StatusBadRequest, Code: compiler.CodeQueryTooLarge, Title: "Query over a limit", Detail: probs[0].Message, Problems: probs}
+	return &problem.Error{Status: http.StatusBadRequest, Code: compiler.CodeQueryTooLarge, Title: "Query over a limit", Detail: probs[0].Message, Problems: probs}
 }
 
 // gate admits engine queries: at most inFlight at once, at most queued
@@ -115,8 +117,8 @@ func newGate(l Limits) *gate {
 }
 
 // busy is the 429 of a full gate; retryAfter is in seconds.
-func busy(why string, retryAfter time.Duration) *Error {
-	return &Error{Status: http.StatusTooManyRequests, Code: compiler.CodeTooManyQueries, Title: "Too many queries",
+func busy(why string, retryAfter time.Duration) *problem.Error {
+	return &problem.Error{Status: http.StatusTooManyRequests, Code: compiler.CodeTooManyQueries, Title: "Too many queries",
 		Detail: why + "; retry after " + strconv.Itoa(int(max(1, retryAfter.Seconds()))) + " s", RetryAfter: max(1, int(retryAfter.Seconds()))}
 }
 
@@ -192,15 +194,15 @@ func (g *gate) leave(caller string) {
 // ends while waiting is a 499/504 like an engine query cut short.
 func (s *Server) admit(ctx context.Context) (func(), error) {
 	caller := ""
-	if id := IdentityFrom(ctx); id != nil {
+	if id := auth.IdentityFrom(ctx); id != nil {
 		caller = id.Name
 	}
 	release, err := s.gate.acquire(ctx, caller)
 	if err != nil {
-		if _, ok := err.(*Error); ok {
+		if _, ok := err.(*problem.Error); ok {
 			return nil, err
 		}
-		return nil, &Error{Status: http.StatusGatewayTimeout, Code: compiler.CodeTimeout, Title: "Query cancelled", Detail: "the request ended while waiting for a query slot", Cause: err}
+		return nil, &problem.Error{Status: http.StatusGatewayTimeout, Code: compiler.CodeTimeout, Title: "Query cancelled", Detail: "the request ended while waiting for a query slot", Cause: err}
 	}
 	return release, nil
 }

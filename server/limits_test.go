@@ -11,6 +11,9 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/postgres"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
+	"github.com/ossie-dev/ossie/server/problem"
 	"github.com/ossie-dev/ossie/test/pgtest"
 )
 
@@ -34,7 +37,7 @@ CREATE VIEW slow AS SELECT x, x AS y FROM t, LATERAL (SELECT pg_sleep(3)) s`); e
 		t.Fatal(err)
 	}
 	model := "testdata/gate/slow.yaml"
-	arts, err := LoadModelFiles([]string{model}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{model}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,17 +89,17 @@ CREATE VIEW slow AS SELECT x, x AS y FROM t, LATERAL (SELECT pg_sleep(3)) s`); e
 	done := make(chan error, 1)
 	go func() {
 		close(started)
-		_, err := srv.Answer(WithIdentity(ctx, &Identity{Name: "a"}), "slow", mustQuery(t, `{"metrics":["n"]}`))
+		_, err := srv.Answer(auth.WithIdentity(ctx, &auth.Identity{Name: "a"}), "slow", mustQuery(t, `{"metrics":["n"]}`))
 		done <- err
 	}()
 	<-started
 	time.Sleep(300 * time.Millisecond)
-	_, err = srv.Answer(WithIdentity(ctx, &Identity{Name: "a"}), "slow", mustQuery(t, `{"metrics":["n"]}`))
-	var e *Error
+	_, err = srv.Answer(auth.WithIdentity(ctx, &auth.Identity{Name: "a"}), "slow", mustQuery(t, `{"metrics":["n"]}`))
+	var e *problem.Error
 	if !errors.As(err, &e) || e.Status != 429 || e.Code != compiler.CodeTooManyQueries || !strings.Contains(e.Detail, "share") {
 		t.Errorf("caller a over its share: %v", err)
 	}
-	if _, err := srv.Answer(WithIdentity(ctx, &Identity{Name: "b"}), "slow", mustQuery(t, `{"metrics":["n"]}`)); err != nil {
+	if _, err := srv.Answer(auth.WithIdentity(ctx, &auth.Identity{Name: "b"}), "slow", mustQuery(t, `{"metrics":["n"]}`)); err != nil {
 		t.Errorf("caller b: %v", err)
 	}
 	if err := <-done; err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/engine/postgres"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/test/pgtest"
 )
 
@@ -49,7 +50,7 @@ func newRollupFixture(t *testing.T, eng engine.Engine, rollups bool) *rollupFixt
 		t.Fatal(err)
 	}
 	writeFile(t, f.model, string(src)+shopRollup)
-	files := ModelFiles{Paths: []string{f.model}, Engine: eng}
+	files := load.ModelFiles{Paths: []string{f.model}, Engine: eng}
 	arts, err := files.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)

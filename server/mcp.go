@@ -18,6 +18,8 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/internal/buildinfo"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // DefaultMCPMaxRows caps the rows of one MCP query answer: an agent reads
@@ -31,7 +33,7 @@ type MCPOptions struct {
 	// --role`: a local agent has no credentials to present). Nil: over
 	// HTTP the caller is authenticated from each request's headers by
 	// Config.Auth; without Config.Auth the calls are ungoverned.
-	Identity *Identity
+	Identity *auth.Identity
 	// MaxRows caps the rows of a query answer; default DefaultMCPMaxRows.
 	MaxRows int
 }
@@ -154,14 +156,14 @@ func (s *Server) boundedBody(next http.Handler) http.Handler {
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooBig):
-			s.fail(w, r, bodyTooLarge(tooBig.Limit))
+			s.fail(w, r, problem.BodyTooLarge(tooBig.Limit))
 			return
 		case err != nil:
-			s.fail(w, r, &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid request", Detail: "cannot read the request body"})
+			s.fail(w, r, &problem.Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid request", Detail: "cannot read the request body"})
 			return
 		}
 		if p := compiler.CheckBody(body); p != nil {
-			e := queryProblems(compiler.Problems{*p})
+			e := problem.QueryProblems(compiler.Problems{*p})
 			e.Title = "Invalid request"
 			s.fail(w, r, e)
 			return
@@ -189,7 +191,7 @@ type mcpTools struct {
 // stops working mid-session.
 func (t *mcpTools) caller(ctx context.Context, extra *mcp.RequestExtra) (context.Context, error) {
 	if t.opts.Identity != nil {
-		return WithIdentity(ctx, t.opts.Identity), nil
+		return auth.WithIdentity(ctx, t.opts.Identity), nil
 	}
 	a := t.s.cfg.Auth
 	if a == nil {
@@ -199,11 +201,11 @@ func (t *mcpTools) caller(ctx context.Context, extra *mcp.RequestExtra) (context
 	if extra != nil {
 		hdr = extra.Header
 	}
-	id, fail := a.authenticate(&http.Request{Header: hdr})
+	id, fail := a.Authenticate(&http.Request{Header: hdr})
 	if fail != nil {
-		return nil, &Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.detail}
+		return nil, &problem.Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.Detail}
 	}
-	return WithIdentity(ctx, id), nil
+	return auth.WithIdentity(ctx, id), nil
 }
 
 // mcpProblem is err as a tool error: the text an agent reads (mcpError)
@@ -211,11 +213,11 @@ func (t *mcpTools) caller(ctx context.Context, extra *mcp.RequestExtra) (context
 // (type, title, status, detail, code, problems with their paths).
 func mcpProblem(err error) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: mcpErrorText(err)}}}
-	var e *Error
+	var e *problem.Error
 	if errors.As(err, &e) {
-		doc := problemDoc{Type: "about:blank", Title: e.Title, Status: e.Status, Detail: e.Detail, Code: e.Code, Problems: e.Problems}
+		doc := problem.Doc{Type: "about:blank", Title: e.Title, Status: e.Status, Detail: e.Detail, Code: e.Code, Problems: e.Problems}
 		if e.Code != "" {
-			doc.Type = problemTypeBase + strings.ToLower(e.Code)
+			doc.Type = problem.TypeBase + strings.ToLower(e.Code)
 		}
 		if b, err := json.Marshal(doc); err == nil {
 			res.StructuredContent = json.RawMessage(b)
@@ -228,7 +230,7 @@ func mcpProblem(err error) *mcp.CallToolResult {
 // the first line, then every problem with its path (the did-you-mean
 // hints are in the messages), as the REST problem document carries them.
 func mcpErrorText(err error) string {
-	var e *Error
+	var e *problem.Error
 	if !errors.As(err, &e) {
 		return "internal error"
 	}
@@ -282,7 +284,7 @@ func strictArgs(args []byte, v any) error {
 			key := strings.TrimPrefix(err.Error(), "json: unknown field ")
 			path, msg = strings.Trim(key, `"`), "unknown argument "+key
 		}
-		return queryProblems(badBody(path, msg))
+		return problem.QueryProblems(badBody(path, msg))
 	}
 	return nil
 }
@@ -408,11 +410,11 @@ type mcpQueryArgs struct {
 // path.
 func decodeToolQuery(args []byte) (*mcpQueryArgs, error) {
 	if probs := duplicateKeys(args); len(probs) > 0 {
-		return nil, queryProblems(probs)
+		return nil, problem.QueryProblems(probs)
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(args, &obj); err != nil {
-		return nil, queryProblems(badBody("", "the arguments must be a JSON object"))
+		return nil, problem.QueryProblems(badBody("", "the arguments must be a JSON object"))
 	}
 	var a mcpQueryArgs
 	for _, k := range []struct {
@@ -421,13 +423,13 @@ func decodeToolQuery(args []byte) (*mcpQueryArgs, error) {
 	}{{"model", &a.Model}, {"namespace", &a.Namespace}} {
 		if raw, ok := obj[k.key]; ok {
 			if err := json.Unmarshal(raw, k.dst); err != nil {
-				return nil, queryProblems(badBody(k.key, k.key+" must be a string"))
+				return nil, problem.QueryProblems(badBody(k.key, k.key+" must be a string"))
 			}
 			delete(obj, k.key)
 		}
 	}
 	if a.Model == "" {
-		return nil, queryProblems(badBody("model", "model is required: a model name from list_models"))
+		return nil, problem.QueryProblems(badBody("model", "model is required: a model name from list_models"))
 	}
 	// Members are kept as raw JSON, so numbers stay exact.
 	body, err := json.Marshal(obj)
@@ -561,7 +563,7 @@ func (t *mcpTools) explain(ctx context.Context, req *mcp.CallToolRequest) (*MCPP
 	}
 	model := qualify(qr.Namespace, qr.Model)
 	if qr.Explain {
-		return nil, "", queryProblems(badBody("explain", "the explain tool always returns the plan; leave explain out"))
+		return nil, "", problem.QueryProblems(badBody("explain", "the explain tool always returns the plan; leave explain out"))
 	}
 	if perr := qr.forPlan(); perr != nil {
 		return nil, "", perr

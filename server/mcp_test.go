@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 // mcpConnect connects the SDK's own client to srv in process.
@@ -223,7 +224,7 @@ func equalJSON(a, b any) bool {
 // query them, and explain is refused as /sql is.
 func TestMCPGovernedRole(t *testing.T) {
 	f := newGovernedFixture(t)
-	ops := &Identity{Name: "agent", Roles: []string{"ops"}, Method: MethodToken}
+	ops := &auth.Identity{Name: "agent", Roles: []string{"ops"}, Method: auth.MethodToken}
 	check := func(t *testing.T, cs *mcp.ClientSession) {
 		var list MCPListOutput
 		callTool(t, cs, "list_models", map[string]any{}, &list)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ossie-dev/ossie/server/problem"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -67,7 +68,7 @@ func (m *httpMetrics) observeQuery(model string, d time.Duration, err error) {
 	outcome := outcomeOK
 	if err != nil {
 		outcome = outcomeError
-		var e *Error
+		var e *problem.Error
 		if errors.As(err, &e) {
 			switch {
 			case e.Status == http.StatusGatewayTimeout || e.Status == 499:

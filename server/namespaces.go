@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // Namespaces are a boundary (issue 13, finding 8): two teams may publish
@@ -78,8 +80,8 @@ func (c *catalog) address(m *model) string {
 	return qualify(m.namespace, m.art.Name)
 }
 
-// lookup finds a bare name, then a namespace/name.
-func (c *catalog) lookup(name string) (*model, bool) {
+// Lookup finds a bare name, then a namespace/name.
+func (c *catalog) Lookup(name string) (*model, bool) {
 	if m, ok := c.models[name]; ok {
 		return m, true
 	}
@@ -91,12 +93,12 @@ func (c *catalog) lookup(name string) (*model, bool) {
 // namespace/name of the one namespace the caller is limited to; a caller
 // that may read several of them, or none, gets the 409 (none: the unknown
 // model, so other namespaces are not revealed).
-func (c *catalog) resolve(ctx context.Context, name string) (string, *Error) {
+func (c *catalog) resolve(ctx context.Context, name string) (string, *problem.Error) {
 	ks, ok := c.ambiguous[name]
 	if !ok {
 		return name, nil
 	}
-	if id := IdentityFrom(ctx); id != nil && len(id.Namespaces) > 0 {
+	if id := auth.IdentityFrom(ctx); id != nil && len(id.Namespaces) > 0 {
 		var mine []string
 		for _, k := range ks {
 			if ns, _, _ := strings.Cut(k, "/"); slices.Contains(id.Namespaces, ns) {
@@ -105,7 +107,7 @@ func (c *catalog) resolve(ctx context.Context, name string) (string, *Error) {
 		}
 		switch len(mine) {
 		case 0:
-			return name, unknownModel(name, nil)
+			return name, problem.UnknownModel(name, nil)
 		case 1:
 			return mine[0], nil
 		}
@@ -115,14 +117,14 @@ func (c *catalog) resolve(ctx context.Context, name string) (string, *Error) {
 }
 
 // ambiguity is the 409 for a bare name the namespaced models ks provide.
-func (c *catalog) ambiguity(name string, ks []string) *Error {
+func (c *catalog) ambiguity(name string, ks []string) *problem.Error {
 	paths := make([]string, len(ks))
 	for i, k := range ks {
 		ns, n, _ := strings.Cut(k, "/")
 		paths[i] = "/v1/namespaces/" + ns + "/models/" + n
 	}
-	detail := "several namespaces publish a model named " + quote(echoName(name)) + "; address it by namespace: " + strings.Join(paths, ", ")
-	return &Error{Status: http.StatusConflict, Code: compiler.CodeAmbiguousModel, Title: "Model name is ambiguous", Detail: detail,
+	detail := "several namespaces publish a model named " + problem.Quote(problem.EchoName(name)) + "; address it by namespace: " + strings.Join(paths, ", ")
+	return &problem.Error{Status: http.StatusConflict, Code: compiler.CodeAmbiguousModel, Title: "Model name is ambiguous", Detail: detail,
 		Problems: compiler.Problems{{Code: compiler.CodeAmbiguousModel, Severity: compiler.SeverityError, Message: detail}}}
 }
 
@@ -139,7 +141,7 @@ func modelPath(r *http.Request) string {
 // without a namespace list read every model, others only models of their
 // namespaces.
 func (c *catalog) inNamespaces(ctx context.Context, m *model) bool {
-	id := IdentityFrom(ctx)
+	id := auth.IdentityFrom(ctx)
 	if id == nil || len(id.Namespaces) == 0 {
 		return true
 	}

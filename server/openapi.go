@@ -14,6 +14,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3gen"
 
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // openAPIPaths is the written part of the OpenAPI 3.1 description of
@@ -40,10 +42,10 @@ var requestSchemas = map[string]any{
 var responseSchemas = map[string]any{
 	"ModelSummary":  ModelSummary{},
 	"ModelDetail":   ModelDetail{},
-	"ResultColumn":  ResultColumn{},
+	"ResultColumn":  format.ResultColumn{},
 	"QueryResponse": Response{},
 	"PlanResponse":  PlanResponse{},
-	"Problem":       problemDoc{},
+	"Problem":       problem.Doc{},
 	"ModelStatuses": map[string]ModelStatus{},
 }
 

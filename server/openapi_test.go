@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // TestOpenAPIValidatesRealResponses calls every route of the API, with
@@ -113,7 +114,7 @@ func validateExchange(t *testing.T, router routers.Router, method, url, reqBody 
 // namespaces and validates the namespaced routes' answers and the 409 of
 // the bare name against the document.
 func TestOpenAPIValidatesNamespacedResponses(t *testing.T) {
-	arts, err := LoadModelFiles([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // queryRequest is the body of POST /v1/models/{model}/query: a query plus
@@ -21,9 +23,9 @@ type queryRequest struct {
 
 // forAnswer refuses the options an answer does not read: explain (the
 // plan endpoints explain; /query and the MCP query tool run).
-func (req *queryRequest) forAnswer() *Error {
+func (req *queryRequest) forAnswer() *problem.Error {
 	if req.Explain {
-		return queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "explain",
+		return problem.QueryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "explain",
 			Message: "explain applies to POST /v1/models/{model}/sql and the MCP explain tool, which plan without running"}})
 	}
 	return nil
@@ -31,9 +33,9 @@ func (req *queryRequest) forAnswer() *Error {
 
 // forPlan refuses the options a plan does not read: total, a count of
 // the rows run (/sql and the MCP explain tool run nothing).
-func (req *queryRequest) forPlan() *Error {
+func (req *queryRequest) forPlan() *problem.Error {
 	if req.Total {
-		return queryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "total",
+		return problem.QueryProblems(compiler.Problems{{Code: compiler.CodeBadQuery, Severity: compiler.SeverityError, Path: "total",
 			Message: "total applies to POST /v1/models/{model}/query and the MCP query tool, which count the rows they run; a plan runs nothing"}})
 	}
 	return nil
@@ -64,41 +66,29 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 	name := modelPath(r)
 	req, perr := s.readQueryRequest(w, r, name)
 	if perr != nil {
-		writeProblem(w, r, perr)
+		problem.WriteProblem(w, r, perr)
 		return
 	}
 	if perr := req.forAnswer(); perr != nil {
-		writeProblem(w, r, perr)
+		problem.WriteProblem(w, r, perr)
 		return
 	}
-	var sink answerSink
-	var out func() *httpOut
-	switch negotiate(r.Header.Get("Accept")) {
-	case mediaCSV:
-		c := &csvSink{w: w}
-		sink, out = c, func() *httpOut { return c.out }
-	case mediaArrow:
-		a := &arrowSink{w: w}
-		sink, out = a, func() *httpOut { return a.out }
-	default:
-		j := &jsonSink{w: w}
-		sink, out = j, func() *httpOut { return j.out }
-	}
+	sink, out := format.SinkFor(format.Negotiate(r.Header.Get("Accept")), w)
 	_, err := s.stream(r.Context(), name, &req.Query, AnswerOptions{Total: req.Total}, sink)
-	defer func() { out().release() }()
+	defer func() { out().Release() }()
 	if err == nil {
 		return
 	}
-	if o := out(); o != nil && o.started {
-		s.cfg.Logger.Warn("answer cut after its first bytes", "request_id", requestIDFrom(r.Context()), "path", r.URL.Path, "error", err)
+	if o := out(); o != nil && o.Started {
+		s.cfg.Logger.Warn("answer cut after its first bytes", "request_id", problem.RequestIDFrom(r.Context()), "path", r.URL.Path, "error", err)
 		panic(http.ErrAbortHandler)
 	}
 	var se *sinkError
 	if errors.As(err, &se) {
-		err = &Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Cannot encode the answer", Detail: se.Error(), Cause: se.err}
+		err = &problem.Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Cannot encode the answer", Detail: se.Error(), Cause: se.err}
 	}
 	if o := out(); o != nil {
-		for _, k := range []string{"Content-Type", hdrCache, "Age", hdrTruncated, hdrRowCount, hdrTotal, "Trailer"} {
+		for _, k := range []string{"Content-Type", format.HdrCache, "Age", format.HdrTruncated, format.HdrRowCount, format.HdrTotal, "Trailer"} {
 			w.Header().Del(k)
 		}
 	}

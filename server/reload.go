@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ossie-dev/ossie/compiler"
-	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // filesSource is the store source of local mode's model files.
@@ -21,47 +21,6 @@ const filesSource = "files"
 // LoadErrorCompile counts a changed model or governance file that does
 // not compile (ossie_server_artifact_load_errors_total reason).
 const LoadErrorCompile = "compile"
-
-// ModelFiles are the inputs of local mode: model documents, an optional
-// governance file applied to each, the compile options, and the engine
-// the models are bound to when they load (BindModels; nil: not bound,
-// for callers that only compile).
-type ModelFiles struct {
-	Paths       []string
-	Governance  string
-	Options     compiler.CompileOptions
-	Engine      engine.Engine
-	BindTimeout time.Duration // each look-up of the bind; <= 0: DefaultBindTimeout
-	// RefuseDrift fails the load of a model that reads a table or column
-	// the engine lacks, or may not read (bindcheck drift), as well; the
-	// reloader sets it, so an edit that does not bind never swaps in.
-	RefuseDrift bool
-}
-
-func (f ModelFiles) all() []string {
-	if f.Governance == "" {
-		return f.Paths
-	}
-	return append(slices.Clone(f.Paths), f.Governance)
-}
-
-// digest hashes the files' names and contents; an unreadable file hashes
-// its error, so that it reading again later counts as a change.
-func (f ModelFiles) digest() [sha256.Size]byte {
-	h := sha256.New()
-	for _, p := range f.all() {
-		h.Write([]byte(p + "\x00"))
-		data, err := os.ReadFile(p)
-		if err != nil {
-			h.Write([]byte("error: " + err.Error()))
-		}
-		h.Write(data)
-		h.Write([]byte{0})
-	}
-	var d [sha256.Size]byte
-	h.Sum(d[:0])
-	return d
-}
 
 // Reloader recompiles a local-mode server's model files when they change
 // and swaps the new models in atomically (Store.Set: requests already
@@ -72,7 +31,7 @@ func (f ModelFiles) digest() [sha256.Size]byte {
 // version loads.
 type Reloader struct {
 	s     *Server
-	files ModelFiles
+	files load.ModelFiles
 	log   *slog.Logger
 
 	mu     sync.Mutex
@@ -89,16 +48,16 @@ type Reloader struct {
 // Config.Models) until ctx is done: file-system events on their
 // directories (debounced) and a poll every interval (default
 // DefaultReloadInterval) reload them when their content changed.
-func (s *Server) WatchModelFiles(ctx context.Context, files ModelFiles, interval time.Duration) *Reloader {
-	r := &Reloader{s: s, files: files, log: s.cfg.Logger, digest: files.digest()}
+func (s *Server) WatchModelFiles(ctx context.Context, files load.ModelFiles, interval time.Duration) *Reloader {
+	r := &Reloader{s: s, files: files, log: s.cfg.Logger, digest: files.Digest()}
 	r.checkServedBinding(ctx)
 	var dirs []string
-	for _, p := range files.all() {
+	for _, p := range files.All() {
 		if d := filepath.Dir(p); !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}
-	go watchDirs(ctx, dirs, interval, r.log.With("watch", "model files"), func() { _ = r.reload(false) })
+	go auth.WatchDirs(ctx, dirs, interval, r.log.With("watch", "model files"), func() { _ = r.reload(false) })
 	return r
 }
 
@@ -129,7 +88,7 @@ func (r *Reloader) Reload() error { return r.reload(true) }
 func (r *Reloader) reload(force bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	d := r.files.digest()
+	d := r.files.Digest()
 	retry := !force && d == r.digest
 	if retry && !r.bindFailed {
 		if _, drift := r.s.store.servedArtifacts(filesSource); drift {

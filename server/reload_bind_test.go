@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -45,7 +46,7 @@ func newBoundFixture(t *testing.T, tables string) *boundFixture {
 			t.Fatal(err)
 		}
 	}
-	files := ModelFiles{Paths: []string{f.model}, Engine: f.eng}
+	files := load.ModelFiles{Paths: []string{f.model}, Engine: f.eng}
 	arts, err := files.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)

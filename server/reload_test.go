@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // reloadFixture serves a copy of testdata/shop.yaml and its governance
@@ -37,7 +39,7 @@ func newReloadFixture(t *testing.T) *reloadFixture {
 		}
 		writeFile(t, dst, string(b))
 	}
-	files := ModelFiles{Paths: []string{f.model}, Governance: f.gov}
+	files := load.ModelFiles{Paths: []string{f.model}, Governance: f.gov}
 	arts, err := files.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +128,7 @@ func TestReloadModelFiles(t *testing.T) {
 
 	// A governance edit alone reloads too: the state analyst may now
 	// read avg_amount.
-	ctx := WithIdentity(context.Background(), &Identity{Name: "t", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}})
+	ctx := auth.WithIdentity(context.Background(), &auth.Identity{Name: "t", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}})
 	if d, _ := f.srv.describe(ctx, "shop"); len(d.Metrics) != 2 {
 		t.Fatalf("state analyst metrics before the governance edit: %+v", d.Metrics)
 	}
@@ -158,7 +160,7 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	}
 	writeFile(t, f.model, "version: \"0.2.0.dev0\"\nsemantic_model: [")
 	err := f.rel.Reload()
-	var le *LoadError
+	var le *load.Error
 	if !errors.As(err, &le) || servingShop(f.srv) == "" {
 		t.Fatalf("reload of a broken file: %v", err)
 	}

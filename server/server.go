@@ -4,7 +4,7 @@
 // names, types, the model version and a truncation flag. Errors are RFC 9457
 // problem documents carrying the compiler's stable OSSnnnn codes.
 //
-// Models come from files compiled at start (local mode, LoadModelFiles) or
+// Models come from files compiled at start (local mode, server/load) or
 // from published ConfigMaps watched while serving (Kubernetes mode,
 // WatchConfigMaps), held in a Store that swaps versions atomically.
 //
@@ -29,6 +29,9 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/problem"
+	"github.com/ossie-dev/ossie/server/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -86,7 +89,7 @@ type Config struct {
 	// governs it by the caller's roles; its metrics join Registry. Nil:
 	// no authentication, every request ungoverned — for in-process use
 	// and loopback-only serving (see CheckExposure).
-	Auth *Auth
+	Auth *auth.Auth
 	// Audit, when set, writes one structured line per answered query
 	// (REST, MCP, Answer; audit.go): caller, roles, model and version, members, duration,
 	// rows, truncation and outcome.
@@ -231,7 +234,7 @@ func (s *Server) Ready(ctx context.Context) error {
 //	POST /v1/models/{model}/query    plan + run: rows, columns, version, truncated
 //	POST /v1/models/{model}/sql      plan only: SQL and columns
 //	/mcp                             Model Context Protocol, streamable HTTP (mcp.go)
-//	GET  /, /ui/...                  the web explorer (web.go)
+//	GET  /, /ui/...                  the web explorer (server/web)
 //	GET  /healthz, /readyz, /openapi.json, /metrics (Prometheus)
 //
 // The /v1/ routes need authentication when Config.Auth is set; the probe,
@@ -250,12 +253,12 @@ func (s *Server) Handler() http.Handler {
 		method := rt.method
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", method)
-			writeProblem(w, r, &Error{Status: http.StatusMethodNotAllowed, Code: compiler.CodeMethodNotAllowed, Title: "Method not allowed",
+			problem.WriteProblem(w, r, &problem.Error{Status: http.StatusMethodNotAllowed, Code: compiler.CodeMethodNotAllowed, Title: "Method not allowed",
 				Detail: r.Method + " is not allowed here; use " + method})
 		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, &Error{Status: http.StatusNotFound, Detail: "no such endpoint; see /openapi.json"})
+		problem.WriteProblem(w, r, &problem.Error{Status: http.StatusNotFound, Detail: "no such endpoint; see /openapi.json"})
 	})
 	return s.middleware(s.loopbackGuard(mux))
 }
@@ -273,7 +276,7 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	index, assets := webHandler()
+	index, assets := web.Handler()
 	return []route{
 		{method: http.MethodGet, pattern: "/v1/models", h: s.authed(s.handleList)},
 		{method: http.MethodGet, pattern: "/v1/models/{model}", h: s.authed(s.handleDetail)},
@@ -291,6 +294,9 @@ func (s *Server) routes() []route {
 		{method: http.MethodGet, pattern: "/metrics", h: promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{})},
 	}
 }
+
+// authed wraps an API handler in Config.Auth (auth.Require).
+func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc { return s.cfg.Auth.Require(h) }
 
 // statusWriter records the status for the access log.
 type statusWriter struct {
@@ -322,21 +328,21 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		info := &requestInfo{id: newRequestID()}
-		w.Header().Set(RequestIDHeader, info.id)
-		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
+		info := &problem.RequestInfo{ID: problem.NewRequestID()}
+		w.Header().Set(problem.RequestIDHeader, info.ID)
+		r = r.WithContext(context.WithValue(r.Context(), problem.RequestInfoKey{}, info))
 		defer func() {
 			if rec := recover(); rec != nil {
 				if rec == http.ErrAbortHandler {
 					panic(rec)
 				}
-				s.cfg.Logger.Error("panic serving request", "request_id", info.id, "path", r.URL.Path, "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
+				s.cfg.Logger.Error("panic serving request", "request_id", info.ID, "path", r.URL.Path, "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
 				if sw.status == 0 {
-					writeProblem(sw, r, &Error{Status: http.StatusInternalServerError, Detail: "internal error"})
+					problem.WriteProblem(sw, r, &problem.Error{Status: http.StatusInternalServerError, Detail: "internal error"})
 				}
 			}
 			s.metrics.observe(r, sw.status)
-			s.cfg.Logger.Info("request", "request_id", info.id, "method", r.Method, "path", r.URL.Path, "status", sw.status, "caller", info.caller, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+			s.cfg.Logger.Info("request", "request_id", info.ID, "method", r.Method, "path", r.URL.Path, "status", sw.status, "caller", info.Caller, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 		}()
 		next.ServeHTTP(sw, r)
 	})

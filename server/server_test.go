@@ -21,6 +21,10 @@ import (
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/load"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // shopTables are the rows of testdata/shop.yaml and slow.yaml.
@@ -48,7 +52,7 @@ func newFixture(t testing.TB, mod func(*Config)) *fixture {
 	if err := eng.Exec(context.Background(), shopTables); err != nil {
 		t.Fatal(err)
 	}
-	arts, err := LoadModelFiles([]string{"testdata/shop.yaml", "testdata/slow.yaml"}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{"testdata/shop.yaml", "testdata/slow.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatalf("LoadModelFiles: %v", err)
 	}
@@ -200,12 +204,12 @@ func TestListAndDetail(t *testing.T) {
 
 // queryAnswer is the wire form of Response.
 type queryAnswer struct {
-	Model        string         `json:"model"`
-	ModelVersion string         `json:"model_version"`
-	Columns      []ResultColumn `json:"columns"`
-	Rows         [][]any        `json:"rows"`
-	RowCount     int            `json:"row_count"`
-	Truncated    bool           `json:"truncated"`
+	Model        string                `json:"model"`
+	ModelVersion string                `json:"model_version"`
+	Columns      []format.ResultColumn `json:"columns"`
+	Rows         [][]any               `json:"rows"`
+	RowCount     int                   `json:"row_count"`
+	Truncated    bool                  `json:"truncated"`
 }
 
 func (f *fixture) query(t *testing.T, model, q string) queryAnswer {
@@ -359,7 +363,7 @@ func TestAnswerIsTheHTTPPath(t *testing.T) {
 		t.Error(err)
 	}
 	_, err = f.srv.Answer(context.Background(), "nope", q)
-	var e *Error
+	var e *problem.Error
 	if !errors.As(err, &e) || e.Status != 404 || e.Code != compiler.CodeUnknownModel {
 		t.Errorf("unknown model: %v", err)
 	}
@@ -573,7 +577,7 @@ func TestUnavailableEngineAndReadiness(t *testing.T) {
 }
 
 func TestNewRejectsDuplicateModels(t *testing.T) {
-	arts, err := LoadModelFiles([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -586,8 +590,8 @@ func TestNewRejectsDuplicateModels(t *testing.T) {
 }
 
 func TestLoadModelFilesReportsEveryFile(t *testing.T) {
-	_, err := LoadModelFiles([]string{"testdata/broken.yaml", "testdata/shop.yaml", "testdata/badversion.yaml", "testdata/absent.yaml"}, compiler.CompileOptions{})
-	var le *LoadError
+	_, err := load.Models([]string{"testdata/broken.yaml", "testdata/shop.yaml", "testdata/badversion.yaml", "testdata/absent.yaml"}, compiler.CompileOptions{})
+	var le *load.Error
 	if !errors.As(err, &le) {
 		t.Fatalf("error %T %v", err, err)
 	}
@@ -605,7 +609,7 @@ func TestLoadModelFilesReportsEveryFile(t *testing.T) {
 		}
 	}
 
-	_, err = LoadModelFiles([]string{"testdata/shop.yaml", "testdata/shop.yaml"}, compiler.CompileOptions{})
+	_, err = load.Models([]string{"testdata/shop.yaml", "testdata/shop.yaml"}, compiler.CompileOptions{})
 	if err == nil || !strings.Contains(err.Error(), compiler.CodeDuplicateName) {
 		t.Errorf("duplicate across files: %v", err)
 	}
@@ -657,7 +661,7 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	if b := schemes["bearer"]; b.Type != "http" || b.Scheme != "bearer" {
 		t.Errorf("bearer scheme %+v", b)
 	}
-	if p := schemes["trustedProxy"]; p.Type != "apiKey" || p.In != "header" || p.Name != headerProxySecret {
+	if p := schemes["trustedProxy"]; p.Type != "apiKey" || p.In != "header" || p.Name != auth.HeaderProxySecret {
 		t.Errorf("proxy scheme %+v", p)
 	}
 	if len(sec.Security) != 2 {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/ossie-dev/ossie/server/auth"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ func TestTokensFileDeletedRevokesAll(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tokens.yaml")
 	writeFile(t, path, tokensYAML())
-	f := newAuthFixture(t, AuthOptions{TokensFile: path, ReloadInterval: time.Hour})
+	f := newAuthFixture(t, auth.Options{TokensFile: path, ReloadInterval: time.Hour})
 	f.eventuallyStatus(t, bearer(tokAnalyst), 200, "initial token")
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
 )
 
 // The surface the PostgreSQL-wire SQL endpoint (server/pgwire) uses: it
@@ -16,16 +18,16 @@ import (
 // Row per row (the slice is reused after Row returns), End once with the
 // row count and whether the row cap cut the answer. An error ends it.
 type RowSink interface {
-	Begin(cols []ResultColumn) error
+	Begin(cols []format.ResultColumn) error
 	Row(r []any) error
 	End(rowCount int, truncated bool) error
 }
 
-type rowSinkAdapter struct{ RowSink }
+type rowSinkAdapter struct{ sink RowSink }
 
-func (a rowSinkAdapter) begin(h *answerHead) error { return a.Begin(h.Columns) }
-func (a rowSinkAdapter) row(r []any) error         { return a.Row(r) }
-func (a rowSinkAdapter) end(t *answerTail) error   { return a.End(t.RowCount, t.Truncated) }
+func (a rowSinkAdapter) Begin(h *format.AnswerHead) error { return a.sink.Begin(h.Columns) }
+func (a rowSinkAdapter) Row(r []any) error                { return a.sink.Row(r) }
+func (a rowSinkAdapter) End(t *format.AnswerTail) error   { return a.sink.End(t.RowCount, t.Truncated) }
 
 // ViaSQL marks ctx as a query of the SQL endpoint for the audit line
 // ("via": "pgwire").
@@ -46,32 +48,10 @@ func (s *Server) StreamAnswer(ctx context.Context, model string, q *plan.Query, 
 func (s *Server) AuthRequired() bool { return s.cfg.Auth != nil }
 
 // AuthenticatePassword maps the password a SQL client sent onto the
-// caller it stands for: a bearer token of the tokens file, or the
-// anonymous identity for an empty password when anonymous roles are
-// configured. ok=false means refused (counted as an invalid token).
-// Without Config.Auth it returns nil, true: ungoverned. The trusted proxy
-// has no SQL form (it authenticates HTTP headers), so proxy identities
-// cannot reach this endpoint.
-func (s *Server) AuthenticatePassword(password string) (*Identity, bool) {
-	a := s.cfg.Auth
-	if a == nil {
-		return nil, true
-	}
-	if password == "" && a.anonymous != nil {
-		return a.anonymous, true
-	}
-	if password != "" && a.tokens != nil {
-		if id := a.tokens.get().lookup(password); id != nil {
-			return id, true
-		}
-	}
-	reason := failToken
-	if password == "" {
-		reason = failMissing
-	}
-	a.metrics.failures.WithLabelValues(reason).Inc()
-	a.log.Info("unauthenticated SQL connection", "reason", reason)
-	return nil, false
+// caller it stands for (Auth.AuthenticatePassword); without Config.Auth
+// it returns nil, true: ungoverned.
+func (s *Server) AuthenticatePassword(password string) (*auth.Identity, bool) {
+	return s.cfg.Auth.AuthenticatePassword(password)
 }
 
 // VisibleModels lists the models the caller of ctx may read, as GET

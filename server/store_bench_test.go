@@ -8,13 +8,14 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/plan"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // manyBundles are n published bundles of one model each (shop.yaml
 // under n names), as n ConfigMaps hold them.
 func manyBundles(b *testing.B, n int) [][]byte {
 	b.Helper()
-	arts, err := LoadModelFiles([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{"testdata/shop.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,40 +5,15 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/problem"
 )
-
-// answerHead is what is known before the first row.
-type answerHead struct {
-	Model        string
-	ModelVersion string
-	Columns      []ResultColumn
-	// Cached: the answer comes from the result cache, computed Age ago.
-	Cached bool
-	Age    time.Duration
-}
-
-// answerTail is what is known after the last row.
-type answerTail struct {
-	RowCount  int
-	Truncated bool
-	// Total is the row count of the whole answer without limit and
-	// offset, when the query asked for it (`total: true`).
-	Total *int64
-}
-
-// answerSink receives one answer: begin once, row per row (the slice is
-// reused by the caller), end once. A sink error ends the answer.
-type answerSink interface {
-	begin(h *answerHead) error
-	row(r []any) error
-	end(t *answerTail) error
-}
 
 // sinkError marks an error of the sink (a client gone, a value a format
 // cannot hold) as opposed to one of the engine.
@@ -75,9 +50,9 @@ func (s *Server) capQuery(q *plan.Query) (capped *plan.Query, mayTruncate bool) 
 // row cap. It returns the SQL that answers q. Errors before sink.begin are
 // *Error as documented on Answer; after it, the answer is cut and the
 // error says so (a *sinkError when the sink failed).
-func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts AnswerOptions, sink answerSink) (sql string, err error) {
+func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts AnswerOptions, sink format.AnswerSink) (sql string, err error) {
 	if s.cfg.Audit != nil {
-		a := &auditSink{answerSink: sink, start: time.Now()}
+		a := &auditSink{AnswerSink: sink, start: time.Now()}
 		sink = a
 		defer func() { s.audit(ctx, model, q, a, err) }()
 	}
@@ -93,7 +68,7 @@ func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts A
 		return "", err
 	}
 	if s.cfg.Engine == nil {
-		return p.SQL, &Error{Status: http.StatusServiceUnavailable, Code: compiler.CodeEngine, Title: "Engine unavailable", Detail: "no engine is configured"}
+		return p.SQL, &problem.Error{Status: http.StatusServiceUnavailable, Code: compiler.CodeEngine, Title: "Engine unavailable", Detail: "no engine is configured"}
 	}
 	var countSQL string
 	if opts.Total {
@@ -106,9 +81,9 @@ func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts A
 		countSQL = "SELECT COUNT(*) FROM (" + tp.SQL + ") AS ossie_total"
 	}
 	run := runSpec{m: m, q: q, sql: p.SQL, countSQL: countSQL, cols: p.Columns, mayTruncate: mayTruncate}
-	run.key = keyFor(m.art.Name, m.art.Version, IdentityFrom(ctx), p.SQL, countSQL)
+	run.key = keyFor(m.art.Name, m.art.Version, auth.IdentityFrom(ctx), p.SQL, countSQL)
 	if s.cache != nil {
-		if e, ok := s.cache.get(run.key); ok {
+		if e, ok := s.cache.Get(run.key); ok {
 			s.cache.hits.Inc()
 			return p.SQL, replay(e, s.cache.now(), sink)
 		}
@@ -129,7 +104,7 @@ type runSpec struct {
 
 // run answers r on the engine; with rec set it records the answer
 // (flight.go), up to rec's bound.
-func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, rec *answerRecorder) error {
+func (s *Server) run(ctx context.Context, r runSpec, sink format.AnswerSink, rec *answerRecorder) error {
 	release, err := s.admit(ctx)
 	if err != nil {
 		return err
@@ -140,7 +115,7 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, rec *answe
 	}
 	qctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	tail := &answerTail{}
+	tail := &format.AnswerTail{}
 	if r.countSQL != "" {
 		res, err := s.cfg.Engine.Query(qctx, r.countSQL, 1)
 		if err != nil {
@@ -159,11 +134,11 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, rec *answe
 		if len(cols) != len(r.cols) {
 			return errUnexpectedColumns
 		}
-		head := answerHead{Model: r.m.art.Name, ModelVersion: r.m.art.Version, Columns: resultColumns(r.cols, cols)}
+		head := format.AnswerHead{Model: r.m.art.Name, ModelVersion: r.m.art.Version, Columns: resultColumns(r.cols, cols)}
 		if rec != nil && rec.entry != nil {
 			rec.entry.head = head
 		}
-		if err := sink.begin(&head); err != nil {
+		if err := sink.Begin(&head); err != nil {
 			return &sinkError{err}
 		}
 		return nil
@@ -176,7 +151,7 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, rec *answe
 		if rec != nil {
 			rec.add(row)
 		}
-		if err := sink.row(row); err != nil {
+		if err := sink.Row(row); err != nil {
 			return &sinkError{err}
 		}
 		return nil
@@ -190,7 +165,7 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, rec *answe
 	case err != nil:
 		return s.engineError(ctx, qctx, r.q, err)
 	}
-	if err := sink.end(tail); err != nil {
+	if err := sink.End(tail); err != nil {
 		return &sinkError{err}
 	}
 	if rec != nil && rec.entry != nil {
@@ -200,29 +175,29 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, rec *answe
 	return nil
 }
 
-var errUnexpectedColumns = &Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Engine error",
+var errUnexpectedColumns = &problem.Error{Status: http.StatusInternalServerError, Code: compiler.CodeEngine, Title: "Engine error",
 	Detail: "the planned query returned an unexpected number of columns"}
 
 // replay hands a cached answer to sink.
-func replay(e *cacheEntry, now time.Time, sink answerSink) error {
+func replay(e *cacheEntry, now time.Time, sink format.AnswerSink) error {
 	return replayAnswer(e, true, now.Sub(e.created), sink)
 }
 
 // replayAnswer hands a recorded answer to sink: one from the result cache
 // (cached, computed age ago) or one of an identical query in flight.
-func replayAnswer(e *cacheEntry, cached bool, age time.Duration, sink answerSink) error {
+func replayAnswer(e *cacheEntry, cached bool, age time.Duration, sink format.AnswerSink) error {
 	head := e.head
 	head.Cached, head.Age = cached, age
-	if err := sink.begin(&head); err != nil {
+	if err := sink.Begin(&head); err != nil {
 		return &sinkError{err}
 	}
 	for _, r := range e.rows {
-		if err := sink.row(r); err != nil {
+		if err := sink.Row(r); err != nil {
 			return &sinkError{err}
 		}
 	}
 	tail := e.tail
-	if err := sink.end(&tail); err != nil {
+	if err := sink.End(&tail); err != nil {
 		return &sinkError{err}
 	}
 	return nil
@@ -231,22 +206,19 @@ func replayAnswer(e *cacheEntry, cached bool, age time.Duration, sink answerSink
 // collectSink builds a Response (Answer's in-memory form).
 type collectSink struct{ resp Response }
 
-func (c *collectSink) begin(h *answerHead) error {
+func (c *collectSink) Begin(h *format.AnswerHead) error {
 	c.resp.Model, c.resp.ModelVersion, c.resp.Columns = h.Model, h.ModelVersion, h.Columns
 	c.resp.Cached, c.resp.AgeMillis = h.Cached, h.Age.Milliseconds()
 	c.resp.Rows = [][]any{}
 	return nil
 }
 
-func (c *collectSink) row(r []any) error {
+func (c *collectSink) Row(r []any) error {
 	c.resp.Rows = append(c.resp.Rows, slices.Clone(r))
 	return nil
 }
 
-func (c *collectSink) end(t *answerTail) error {
+func (c *collectSink) End(t *format.AnswerTail) error {
 	c.resp.RowCount, c.resp.Truncated, c.resp.Total = t.RowCount, t.Truncated, t.Total
 	return nil
 }
-
-// ageSeconds is the HTTP Age header value of a cached answer.
-func ageSeconds(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) }

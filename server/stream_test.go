@@ -23,6 +23,9 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // wideRows is the size of the wide_t table: its answers by k are far
@@ -38,7 +41,7 @@ FROM range(` + strconv.Itoa(wideRows) + `)`
 // newWideFixture serves shop, slow and wide (over wide_t).
 func newWideFixture(t *testing.T, mod func(*Config)) *fixture {
 	t.Helper()
-	wide, err := LoadModelFiles([]string{"testdata/wide.yaml"}, compiler.CompileOptions{})
+	wide, err := load.Models([]string{"testdata/wide.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +125,7 @@ func jsonTable(t *testing.T, body []byte) (queryAnswer, [][]string) {
 	return a, out
 }
 
-func csvTable(t *testing.T, body []byte, cols []ResultColumn) []string {
+func csvTable(t *testing.T, body []byte, cols []format.ResultColumn) []string {
 	t.Helper()
 	recs, err := csv.NewReader(strings.NewReader(string(body))).ReadAll()
 	if err != nil {
@@ -149,7 +152,7 @@ func csvTable(t *testing.T, body []byte, cols []ResultColumn) []string {
 	return out
 }
 
-func arrowTable(t *testing.T, body []byte, cols []ResultColumn) []string {
+func arrowTable(t *testing.T, body []byte, cols []format.ResultColumn) []string {
 	t.Helper()
 	rd, err := ipc.NewReader(strings.NewReader(string(body)))
 	if err != nil {
@@ -161,7 +164,7 @@ func arrowTable(t *testing.T, body []byte, cols []ResultColumn) []string {
 		if sc.Field(j).Name != c.Name {
 			t.Fatalf("Arrow field %d is %s, want %s", j, sc.Field(j).Name, c.Name)
 		}
-		want, _ := arrowType(ossie.Datatype(c.Type))
+		want, _ := format.ArrowType(ossie.Datatype(c.Type))
 		if !arrow.TypeEqual(sc.Field(j).Type, want) {
 			t.Errorf("Arrow field %s type %s, want %s for %s", c.Name, sc.Field(j).Type, want, c.Type)
 		}
@@ -244,8 +247,8 @@ func TestFormatsAgree(t *testing.T) {
 			if err := sameRows(a.Rows, f.handRows(t, tc.hand)); err != nil {
 				t.Fatalf("JSON vs hand-written SQL: %v", err)
 			}
-			if tailField(resp, hdrTruncated) != "false" || tailField(resp, hdrRowCount) != strconv.Itoa(len(rows)) {
-				t.Errorf("JSON end fields: truncated %q rows %q", tailField(resp, hdrTruncated), tailField(resp, hdrRowCount))
+			if tailField(resp, format.HdrTruncated) != "false" || tailField(resp, format.HdrRowCount) != strconv.Itoa(len(rows)) {
+				t.Errorf("JSON end fields: truncated %q rows %q", tailField(resp, format.HdrTruncated), tailField(resp, format.HdrRowCount))
 			}
 			want := joinRows(rows)
 
@@ -254,19 +257,19 @@ func TestFormatsAgree(t *testing.T) {
 				t.Errorf("CSV content type %q", ct)
 			}
 			sameLines(t, "CSV", csvTable(t, body, a.Columns), want)
-			if tailField(resp, hdrTruncated) != "false" || tailField(resp, hdrRowCount) != strconv.Itoa(len(rows)) {
-				t.Errorf("CSV end fields: truncated %q rows %q", tailField(resp, hdrTruncated), tailField(resp, hdrRowCount))
+			if tailField(resp, format.HdrTruncated) != "false" || tailField(resp, format.HdrRowCount) != strconv.Itoa(len(rows)) {
+				t.Errorf("CSV end fields: truncated %q rows %q", tailField(resp, format.HdrTruncated), tailField(resp, format.HdrRowCount))
 			}
 
 			resp, body = f.post(t, model, "application/vnd.apache.arrow.stream", tc.q, nil)
-			if ct := resp.Header.Get("Content-Type"); ct != mediaArrow {
+			if ct := resp.Header.Get("Content-Type"); ct != format.MediaArrow {
 				t.Errorf("Arrow content type %q", ct)
 			}
 			sameLines(t, "Arrow", arrowTable(t, body, a.Columns), want)
-			if tailField(resp, hdrRowCount) != strconv.Itoa(len(rows)) {
-				t.Errorf("Arrow row count %q", tailField(resp, hdrRowCount))
+			if tailField(resp, format.HdrRowCount) != strconv.Itoa(len(rows)) {
+				t.Errorf("Arrow row count %q", tailField(resp, format.HdrRowCount))
 			}
-			if model == "wide" && resp.Trailer.Get(hdrRowCount) == "" {
+			if model == "wide" && resp.Trailer.Get(format.HdrRowCount) == "" {
 				t.Error("a large answer should carry its end fields as trailers")
 			}
 		})
@@ -291,12 +294,12 @@ func TestTruncationInEveryFormat(t *testing.T) {
 		{`{"metrics":["n"],"dimensions":["t.k"],"filters":[{"field":"t.k","op":"lt","values":[30001]}]}`, capRows, true},
 		{`{"metrics":["n"],"dimensions":["t.label"]}`, 14, false},
 	} {
-		for _, accept := range []string{"", "text/csv", mediaArrow} {
+		for _, accept := range []string{"", "text/csv", format.MediaArrow} {
 			resp, body := f.post(t, "wide", accept, tc.q, nil)
-			if got := tailField(resp, hdrTruncated); got != strconv.FormatBool(tc.truncated) {
+			if got := tailField(resp, format.HdrTruncated); got != strconv.FormatBool(tc.truncated) {
 				t.Errorf("%s %s: Ossie-Truncated %q, want %v", accept, tc.q, got, tc.truncated)
 			}
-			if got := tailField(resp, hdrRowCount); got != strconv.Itoa(tc.rows) {
+			if got := tailField(resp, format.HdrRowCount); got != strconv.Itoa(tc.rows) {
 				t.Errorf("%s %s: Ossie-Row-Count %q, want %d", accept, tc.q, got, tc.rows)
 			}
 			if accept == "" {
@@ -375,21 +378,21 @@ func TestResultCache(t *testing.T) {
 	q := `{"metrics":["revenue"],"dimensions":["orders.status"]}`
 	resp, body := f.post(t, "shop", "", q, nil)
 	first, _ := jsonTable(t, body)
-	if resp.Header.Get(hdrCache) != "miss" || strings.Contains(string(body), `"cached":true`) {
-		t.Fatalf("first answer: %s %s", resp.Header.Get(hdrCache), body)
+	if resp.Header.Get(format.HdrCache) != "miss" || strings.Contains(string(body), `"cached":true`) {
+		t.Fatalf("first answer: %s %s", resp.Header.Get(format.HdrCache), body)
 	}
 	resp, body = f.post(t, "shop", "", q, nil)
 	second, _ := jsonTable(t, body)
-	if resp.Header.Get(hdrCache) != "hit" || resp.Header.Get("Age") == "" || !strings.Contains(string(body), `"cached":true`) {
-		t.Fatalf("second answer: %s %s", resp.Header.Get(hdrCache), body)
+	if resp.Header.Get(format.HdrCache) != "hit" || resp.Header.Get("Age") == "" || !strings.Contains(string(body), `"cached":true`) {
+		t.Fatalf("second answer: %s %s", resp.Header.Get(format.HdrCache), body)
 	}
 	if err := sameRows(second.Rows, first.Rows); err != nil {
 		t.Fatal(err)
 	}
 	// Same answer in another format: still one entry.
 	resp, _ = f.post(t, "shop", "text/csv", q, nil)
-	if resp.Header.Get(hdrCache) != "hit" {
-		t.Errorf("CSV of a cached answer: %s", resp.Header.Get(hdrCache))
+	if resp.Header.Get(format.HdrCache) != "hit" {
+		t.Errorf("CSV of a cached answer: %s", resp.Header.Get(format.HdrCache))
 	}
 	if h, m := cacheCounts(t, reg); h != 2 || m != 1 {
 		t.Errorf("hits %v misses %v, want 2 and 1", h, m)
@@ -401,8 +404,8 @@ func TestResultCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp, _ = f.post(t, "shop", "", q, nil)
-	if resp.Header.Get(hdrCache) != "hit" {
-		t.Fatalf("same version: %s", resp.Header.Get(hdrCache))
+	if resp.Header.Get(format.HdrCache) != "hit" {
+		t.Fatalf("same version: %s", resp.Header.Get(format.HdrCache))
 	}
 	arts := f.srv.Models()
 	for i, a := range arts {
@@ -417,8 +420,8 @@ func TestResultCache(t *testing.T) {
 	f.srv.store.put(Source{Key: "files"}, "next", ms)
 	resp, body = f.post(t, "shop", "", q, nil)
 	third, _ := jsonTable(t, body)
-	if resp.Header.Get(hdrCache) != "miss" || !strings.HasSuffix(third.ModelVersion, "-next") {
-		t.Fatalf("new version: %s %s", resp.Header.Get(hdrCache), third.ModelVersion)
+	if resp.Header.Get(format.HdrCache) != "miss" || !strings.HasSuffix(third.ModelVersion, "-next") {
+		t.Fatalf("new version: %s %s", resp.Header.Get(format.HdrCache), third.ModelVersion)
 	}
 	if err := sameRows(third.Rows, f.handRows(t, `SELECT status, SUM(amount) FROM orders GROUP BY 1`)); err != nil {
 		t.Fatalf("new version served old data: %v", err)
@@ -427,7 +430,7 @@ func TestResultCache(t *testing.T) {
 	// 40,000 rows are more than an eighth of 1 MiB: never kept.
 	big := `{"metrics":["n"],"dimensions":["t.k","t.label"]}`
 	f.post(t, "wide", "", big, nil)
-	if resp, _ := f.post(t, "wide", "", big, nil); resp.Header.Get(hdrCache) != "miss" {
+	if resp, _ := f.post(t, "wide", "", big, nil); resp.Header.Get(format.HdrCache) != "miss" {
 		t.Errorf("a large answer was cached")
 	}
 }
@@ -479,8 +482,8 @@ func TestResultCachePerRole(t *testing.T) {
 	ctx := context.Background()
 	q := mustQuery(t, `{"metrics":["order_count"],"dimensions":["customers.state"]}`)
 	as := func(role, state string) *Response {
-		id := &Identity{Name: role, Roles: []string{role}, Attributes: map[string]string{"state": state}}
-		a, err := srv.Answer(WithIdentity(ctx, id), "shop", q)
+		id := &auth.Identity{Name: role, Roles: []string{role}, Attributes: map[string]string{"state": state}}
+		a, err := srv.Answer(auth.WithIdentity(ctx, id), "shop", q)
 		if err != nil {
 			t.Fatal(err)
 		}

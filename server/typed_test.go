@@ -9,6 +9,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // typedFixture serves testdata/typed.yaml over the shop tables.
@@ -28,7 +29,7 @@ func fileFixture(t *testing.T, tables string, modelFiles ...string) *fixture {
 	if err := eng.Exec(context.Background(), tables); err != nil {
 		t.Fatal(err)
 	}
-	arts, err := LoadModelFiles(modelFiles, compiler.CompileOptions{})
+	arts, err := load.Models(modelFiles, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

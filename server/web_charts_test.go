@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // newDeliveriesFixture serves testdata/deliveries.yaml over its rows
@@ -17,7 +18,7 @@ import (
 func newDeliveriesFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := newFixture(t, func(c *Config) {
-		arts, err := LoadModelFiles([]string{"testdata/deliveries.yaml"}, compiler.CompileOptions{})
+		arts, err := load.Models([]string{"testdata/deliveries.yaml"}, compiler.CompileOptions{})
 		if err != nil {
 			t.Fatalf("LoadModelFiles: %v", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/connect"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/pgwire"
 )
 
@@ -31,7 +32,7 @@ type options struct {
 	governance, addr                string
 	maxRows                         int
 	timeout                         time.Duration
-	auth                            server.AuthFlags
+	auth                            auth.Flags
 	pg                              pgwire.Flags
 	limits                          server.Limits
 	version                         bool
@@ -51,7 +52,7 @@ func (o *options) register(f *pflag.FlagSet) {
 	f.StringVar(&o.dsnFile, "dsn-file", "", "postgres, trino: file holding the connection string (e.g. a mounted Secret key)")
 	f.StringArrayVar(&o.allowRead, "allow-read", nil, connect.AllowReadUsage)
 	f.StringVar(&o.passwordFile, "password-file", "", "postgres: file whose content (trailing newline removed) replaces the connection string's password, if any (e.g. a mounted Secret key)")
-	f.StringVar(&o.addr, "addr", server.DefaultAddr, "listen address (host:port; :PORT listens on every interface and needs authentication or --no-auth)")
+	f.StringVar(&o.addr, "addr", auth.DefaultAddr, "listen address (host:port; :PORT listens on every interface and needs authentication or --no-auth)")
 	f.IntVar(&o.maxRows, "max-rows", server.DefaultMaxRows, "row cap per answer")
 	f.DurationVar(&o.timeout, "query-timeout", server.DefaultQueryTimeout, "time limit per query")
 	f.Int64Var(&o.maxBody, "max-body-bytes", server.DefaultMaxBodyBytes, "request body limit in bytes")

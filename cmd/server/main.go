@@ -38,6 +38,7 @@ import (
 	"github.com/ossie-dev/ossie/internal/buildinfo"
 	"github.com/ossie-dev/ossie/internal/cli"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 func main() {
@@ -105,7 +106,7 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 
 	cfg := server.Config{MaxRows: o.maxRows, QueryTimeout: o.timeout, MaxBodyBytes: o.maxBody, Logger: log, DebugErrors: o.debugErrors,
 		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL, Limits: o.limits, AnyHost: o.auth.AnyHost(o.addr), Audit: &server.AuditOptions{FilterValues: o.auditValues}}
-	files := server.ModelFiles{Paths: o.models, Governance: o.governance, Options: compiler.CompileOptions{DefaultCatalog: o.catalog, DefaultSchema: o.schema, StoredTimezone: o.storedTimezone}}
+	files := load.ModelFiles{Paths: o.models, Governance: o.governance, Options: compiler.CompileOptions{DefaultCatalog: o.catalog, DefaultSchema: o.schema, StoredTimezone: o.storedTimezone}}
 	if !o.kube {
 		// Compile first: a model's problems are reported even when the
 		// engine cannot be opened.

@@ -8,7 +8,7 @@
 // compiler.WithEngineTypes applies. Every path that answers from a model
 // binds it here first: the operator's bind step, `ossiectl validate
 // --engine`, `ossiectl query`, `ossiectl serve` and the server loading
-// model files (server.BindModels), so they agree (DESIGN.md section 3,
+// model files (load.BindModels), so they agree (DESIGN.md section 3,
 // "checked at bind time").
 package bindcheck
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // startupBytes is a StartupMessage for user bi.
@@ -270,7 +271,7 @@ semantic_model:
 	if err := os.WriteFile(path, []byte(model), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	arts, err := server.LoadModelFiles([]string{path}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{path}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +308,7 @@ func FuzzConnection(f *testing.F) {
 	f.Add(append(append(append(append(append(append(append([]byte{}, seed...), p...), b...), d...), e...), s...), q...))
 	f.Add(append(append([]byte{}, ssl...), seed...))
 	f.Add([]byte{0, 0, 0, 16, 4, 210, 22, 46, 0, 0, 0, 1, 0, 0, 0, 2})
-	arts, err := server.LoadModelFiles([]string{"../testdata/shop.yaml"}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{"../testdata/shop.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 // conn is one client connection: its session and its statements. The
@@ -29,7 +30,7 @@ type conn struct {
 	user   string
 	// identity is the authenticated caller; nil when the server runs
 	// without authentication (ungoverned).
-	identity *server.Identity
+	identity *auth.Identity
 	sess     session
 	enc      *encoder
 	types    *pgtype.Map
@@ -77,7 +78,7 @@ func (e *Endpoint) handle(ctx context.Context, nc net.Conn) {
 	defer e.unregister(c)
 	c.ctx = ctx
 	if id := c.identity; id != nil {
-		c.ctx = server.WithIdentity(ctx, id)
+		c.ctx = auth.WithIdentity(ctx, id)
 	}
 	c.ctx = server.ViaSQL(c.ctx)
 	if err := c.greet(); err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // SQLSTATEs of the endpoint (PostgreSQL Appendix A; docs/sql-api.md,
@@ -67,7 +67,7 @@ func asSQLError(err error) *sqlError {
 	if errors.As(err, &se) {
 		return se
 	}
-	var e *server.Error
+	var e *problem.Error
 	if !errors.As(err, &e) {
 		return &sqlError{Code: codeInternal, Message: "internal error"}
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
 // TestSQLStateOfProblems checks the SQLSTATE each HTTP status of the
@@ -27,7 +27,7 @@ func TestSQLStateOfProblems(t *testing.T) {
 		{http.StatusBadGateway, "OSS5001", codeEngine},
 		{http.StatusBadRequest, "OSS4001", codeInvalidParam},
 	} {
-		got := asSQLError(&server.Error{Status: c.status, Code: c.code, Title: "t"})
+		got := asSQLError(&problem.Error{Status: c.status, Code: c.code, Title: "t"})
 		if got.Code != c.want {
 			t.Errorf("HTTP %d %s: SQLSTATE %s, want %s", c.status, c.code, got.Code, c.want)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/format"
 )
 
 // connError is a failure to write to the client: the connection ends.
@@ -129,7 +130,7 @@ type rowWriter struct {
 	flushed bool   // the Backend's queued messages went out
 }
 
-func (w *rowWriter) Begin(cols []server.ResultColumn) error {
+func (w *rowWriter) Begin(cols []format.ResultColumn) error {
 	for _, c := range w.cols {
 		if c.src >= len(cols) {
 			return &sqlError{Code: codeInternal, Message: "the answer has fewer columns than the statement describes"}
@@ -216,7 +217,7 @@ func (w *rowWriter) End(rowCount int, truncated bool) error {
 // bufferSink keeps an answer in memory (a portal read page by page).
 type bufferSink struct{ rows [][]any }
 
-func (b *bufferSink) Begin([]server.ResultColumn) error { return nil }
+func (b *bufferSink) Begin([]format.ResultColumn) error { return nil }
 func (b *bufferSink) Row(r []any) error                 { b.rows = append(b.rows, slices.Clone(r)); return nil }
 func (b *bufferSink) End(n int, truncated bool) error {
 	if truncated {

@@ -14,6 +14,8 @@ import (
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // Tokens of the governed fixture (roles of server/testdata/shop.governance.yaml).
@@ -65,12 +67,12 @@ func newServedFixture(t testing.TB, eng engine.Engine, governed bool, opts Optio
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	cfg := server.Config{Engine: eng}
-	slow, err := server.LoadModelFiles([]string{"../testdata/slow.yaml"}, compiler.CompileOptions{})
+	slow, err := load.Models([]string{"../testdata/slow.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if governed {
-		shop, err := server.LoadGovernedModelFiles([]string{"../testdata/shop.yaml"}, "../testdata/shop.governance.yaml", compiler.CompileOptions{})
+		shop, err := load.GovernedModels([]string{"../testdata/shop.yaml"}, "../testdata/shop.governance.yaml", compiler.CompileOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,11 +85,11 @@ func newServedFixture(t testing.TB, eng engine.Engine, governed bool, opts Optio
 		if err := os.WriteFile(filepath.Join(dir, "tokens.yaml"), []byte(tokens), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Auth, err = server.NewAuth(ctx, server.AuthOptions{TokensFile: filepath.Join(dir, "tokens.yaml")}); err != nil {
+		if cfg.Auth, err = auth.New(ctx, auth.Options{TokensFile: filepath.Join(dir, "tokens.yaml")}); err != nil {
 			t.Fatal(err)
 		}
 	} else {
-		shop, err := server.LoadModelFiles([]string{"../testdata/shop.yaml"}, compiler.CompileOptions{})
+		shop, err := load.Models([]string{"../testdata/shop.yaml"}, compiler.CompileOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"net"
 
-	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 // Flags are the command-line flags of the SQL endpoint, shared by
@@ -30,7 +30,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 
 // Check is the usage rule of the flags under auth: a certificate needs
 // its key, and an ungoverned endpoint listens on loopback only.
-func (f *Flags) Check(auth *server.AuthFlags) error {
+func (f *Flags) Check(af *auth.Flags) error {
 	if (f.CertFile == "") != (f.KeyFile == "") {
 		return errors.New("--pg-tls-cert and --pg-tls-key go together")
 	}
@@ -43,10 +43,10 @@ func (f *Flags) Check(auth *server.AuthFlags) error {
 	if _, _, err := net.SplitHostPort(f.Addr); err != nil {
 		return errors.New("--pg-addr " + f.Addr + ": " + err.Error())
 	}
-	if auth.NoAuth || auth.Configured() {
+	if af.NoAuth || af.Configured() {
 		return nil
 	}
-	if err := server.CheckExposure(f.Addr); err != nil {
+	if err := auth.CheckExposure(f.Addr); err != nil {
 		return errors.New("--pg-addr: " + err.Error())
 	}
 	return nil

@@ -29,6 +29,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
 )
 
 // Backend is what the endpoint needs of the semantic server; *server.Server
@@ -39,7 +40,7 @@ type Backend interface {
 	AuthRequired() bool
 	// AuthenticatePassword maps a password onto a caller; see
 	// server.Server.AuthenticatePassword.
-	AuthenticatePassword(password string) (*server.Identity, bool)
+	AuthenticatePassword(password string) (*auth.Identity, bool)
 	// VisibleModels and DescribeModel are what the caller may read.
 	VisibleModels(ctx context.Context) []server.ModelSummary
 	DescribeModel(ctx context.Context, name string) (server.ModelDetail, error)

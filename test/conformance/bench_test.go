@@ -19,6 +19,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/engine/trino"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/test/trinoserver"
 )
 
@@ -54,7 +55,7 @@ func BenchmarkTrinoServerVsClient(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer eng.Close()
-	arts, err := server.LoadModelFiles([]string{flightsModel}, compiler.CompileOptions{Dialect: dialect.Trino})
+	arts, err := load.Models([]string{flightsModel}, compiler.CompileOptions{Dialect: dialect.Trino})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/engine/trino"
-	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // bindAsOperator binds arts to p's engine as the operator does before it
@@ -36,8 +36,8 @@ func bindAsOperator(ctx context.Context, p Place, arts []*compiler.Artifact) ([]
 		return nil, nil, err
 	}
 	defer eng.Close()
-	bound, err := server.BindModels(ctx, eng, arts, "model", 0)
-	var le *server.LoadError
+	bound, err := load.BindModels(ctx, eng, arts, "model", 0)
+	var le *load.Error
 	if errors.As(err, &le) {
 		o := refusal(err.Error())
 		return nil, &o, nil

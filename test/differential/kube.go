@@ -15,7 +15,7 @@ import (
 	"github.com/ossie-dev/ossie/api/v1alpha1"
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
-	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // Kube publishes cases' artifacts on a real kube-apiserver the way the
@@ -56,7 +56,7 @@ func (k *Kube) Clientset() kubernetes.Interface { return k.cs }
 // nothing.
 func (k *Kube) Publish(ctx context.Context, ns string, files Files, p Place) (*Outcome, error) {
 	opts := compiler.CompileOptions{DefaultSchema: p.Schema, DefaultCatalog: p.Catalog}
-	arts, err := server.ModelFiles{Paths: []string{files.Model}, Governance: files.Governance, Options: opts, Engine: k.Engine}.Load(ctx)
+	arts, err := load.ModelFiles{Paths: []string{files.Model}, Governance: files.Governance, Options: opts, Engine: k.Engine}.Load(ctx)
 	if err != nil {
 		o := refusal(err.Error())
 		return &o, nil

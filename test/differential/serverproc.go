@@ -241,7 +241,7 @@ func (p *Proc) Do(ctx context.Context, method, path, accept string, body []byte)
 	return resp.StatusCode, b, hdr, nil
 }
 
-// HTTP formats and their media types (server/respond.go negotiates them).
+// HTTP formats and their media types (server/format/respond.go negotiates them).
 var httpFormats = []struct{ Name, Accept string }{
 	{"json", "application/json"},
 	{"csv", "text/csv"},

@@ -22,7 +22,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/dialect"
 	"github.com/ossie-dev/ossie/compiler/views"
-	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/test/differential/dcase"
 )
 
@@ -147,7 +147,7 @@ func RunView(ctx context.Context, c dcase.Case, files Files, p Place) (Outcome, 
 			return Outcome{}, err
 		}
 	}
-	arts, err := server.LoadGovernedModelFiles([]string{files.Model}, gov, compiler.CompileOptions{DefaultSchema: p.Schema, DefaultCatalog: p.Catalog})
+	arts, err := load.GovernedModels([]string{files.Model}, gov, compiler.CompileOptions{DefaultSchema: p.Schema, DefaultCatalog: p.Catalog})
 	if err != nil {
 		return refusal(err.Error()), nil
 	}

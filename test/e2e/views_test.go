@@ -25,6 +25,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/test/cases/casefile"
 )
 
@@ -141,7 +142,7 @@ var _ = Describe("governed views read by a BI user", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		query, probs := plan.ParseQuery([]byte(q))
 		Expect(probs).To(BeEmpty())
-		ctx := server.WithIdentity(suiteCtx, &server.Identity{Name: "bi-check", Roles: []string{role}, Method: server.MethodToken})
+		ctx := auth.WithIdentity(suiteCtx, &auth.Identity{Name: "bi-check", Roles: []string{role}, Method: auth.MethodToken})
 		resp, err := srv.Answer(ctx, model, query)
 		Expect(err).NotTo(HaveOccurred())
 		return resp.Rows

@@ -15,6 +15,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 var (
@@ -53,7 +54,7 @@ func newEnv(tb testing.TB, dir string) *env {
 	if err := eng.LoadFile(ctx, "airports", filepath.Join(dir, "airports.csv")); err != nil {
 		tb.Fatal(err)
 	}
-	arts, err := server.LoadModelFiles([]string{modelFile}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{modelFile}, compiler.CompileOptions{})
 	if err != nil {
 		tb.Fatalf("loading %s:\n%v", modelFile, err)
 	}

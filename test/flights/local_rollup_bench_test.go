@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // BenchmarkLocalRollupDashboard (issue 28 item 1) answers the dashboard
@@ -29,7 +30,7 @@ func BenchmarkLocalRollupDashboard(b *testing.B) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	files := server.ModelFiles{Paths: []string{model}, Engine: e.eng}
+	files := load.ModelFiles{Paths: []string{model}, Engine: e.eng}
 	local := func(rollups bool) *server.Server {
 		arts, err := files.Load(ctx)
 		if err != nil {

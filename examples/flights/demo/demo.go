@@ -10,6 +10,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // modelName is the semantic_model the questions are asked of.
@@ -44,7 +45,7 @@ func demo(ctx context.Context, o options, w io.Writer) error {
 		formatCell(counts.Rows[0][0]), flightsFile, formatCell(counts.Rows[0][1]), airportsFile, since(start))
 
 	start = time.Now()
-	arts, err := server.LoadModelFiles([]string{o.modelPath}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{o.modelPath}, compiler.CompileOptions{})
 	if err != nil {
 		return fmt.Errorf("model %s:\n%w", o.modelPath, err)
 	}

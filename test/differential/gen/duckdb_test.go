@@ -15,6 +15,8 @@ import (
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/test/differential/dcase"
 )
 
@@ -81,7 +83,7 @@ func runDuckDB(c dcase.Case) error {
 	}
 	// Bound as every answering path binds (server.BindModels): fields
 	// without datatype take the engine's type.
-	arts, err = server.BindModels(ctx, eng, arts, "model", 0)
+	arts, err = load.BindModels(ctx, eng, arts, "model", 0)
 	if err != nil {
 		return fmt.Errorf("bind: %w", err)
 	}
@@ -105,7 +107,7 @@ func runDuckDB(c dcase.Case) error {
 		return fmt.Errorf("query: %s", qprobs)
 	}
 	if c.Caller != nil {
-		ctx = server.WithIdentity(ctx, &server.Identity{Name: "gen", Roles: c.Caller.Roles, Attributes: c.Caller.Attributes})
+		ctx = auth.WithIdentity(ctx, &auth.Identity{Name: "gen", Roles: c.Caller.Roles, Attributes: c.Caller.Attributes})
 	}
 	resp, err := srv.AnswerWith(ctx, c.ModelName, q, server.AnswerOptions{Total: total})
 	if c.WantCode != "" {

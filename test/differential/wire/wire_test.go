@@ -12,6 +12,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/server/pgwire"
 	"github.com/ossie-dev/ossie/test/differential/dcase"
 )
@@ -33,7 +34,7 @@ func TestAnswerEqualsTheServersAnswer(t *testing.T) {
 	if err := eng.Exec(ctx, string(tables)); err != nil {
 		t.Fatal(err)
 	}
-	arts, err := server.LoadModelFiles([]string{"../../../server/testdata/shop.yaml"}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{"../../../server/testdata/shop.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

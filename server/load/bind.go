@@ -1,4 +1,4 @@
-package server
+package load
 
 import (
 	"context"
@@ -23,7 +23,7 @@ const DefaultBindTimeout = 30 * time.Second
 // not answer within timeout (<= 0: DefaultBindTimeout) fails the load
 // too, since the types could not be checked: that error wraps the
 // engine's (errors.Is engine.ErrUnavailable and the like). Any other
-// error is a *LoadError with the problems under the name file.
+// error is a *Error with the problems under the name file.
 func BindModels(ctx context.Context, eng engine.Engine, arts []*compiler.Artifact, file string, timeout time.Duration) ([]*compiler.Artifact, error) {
 	return bindModels(ctx, eng, arts, file, timeout, false)
 }
@@ -47,7 +47,7 @@ func bindModels(ctx context.Context, eng engine.Engine, arts []*compiler.Artifac
 		}
 	}
 	if len(probs) > 0 {
-		return nil, &LoadError{Files: []FileProblems{{File: file, Problems: probs}}}
+		return nil, &Error{Files: []FileProblems{{File: file, Problems: probs}}}
 	}
 	return res.Resolve(arts), nil
 }

@@ -1,6 +1,12 @@
-package server
+package auth
 
-import "context"
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/ossie-dev/ossie/compiler/plan"
+)
 
 // Identity is an authenticated caller: who it is (for logs), the roles it
 // holds and the attributes row filters may reference (`{{ caller.region }}`).
@@ -48,4 +54,13 @@ func WithIdentity(ctx context.Context, id *Identity) context.Context {
 func IdentityFrom(ctx context.Context) *Identity {
 	id, _ := ctx.Value(identityKey{}).(*Identity)
 	return id
+}
+
+// Caller is the planner's view of the identity; nil (no identity) plans
+// ungoverned.
+func (id *Identity) Caller() *plan.Caller {
+	if id == nil {
+		return nil
+	}
+	return &plan.Caller{Roles: slices.Clone(id.Roles), Attributes: maps.Clone(id.Attributes)}
 }

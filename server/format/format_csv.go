@@ -1,4 +1,4 @@
-package server
+package format
 
 import (
 	"net/http"
@@ -14,15 +14,15 @@ type csvSink struct {
 	csv *CSVWriter
 }
 
-func (c *csvSink) begin(h *answerHead) error {
+func (c *csvSink) Begin(h *AnswerHead) error {
 	c.out = newHTTPOut(c.w, mediaCSV+"; charset=utf-8; header=present", h)
 	c.csv = NewCSVWriter(c.out.buf)
 	return c.csv.Header(h.Columns)
 }
 
-func (c *csvSink) row(r []any) error { return c.csv.Row(r) }
+func (c *csvSink) Row(r []any) error { return c.csv.Row(r) }
 
-func (c *csvSink) end(t *answerTail) error {
+func (c *csvSink) End(t *AnswerTail) error {
 	if err := c.csv.Flush(); err != nil {
 		return err
 	}

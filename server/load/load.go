@@ -1,13 +1,22 @@
-package server
+// Package load holds local mode's model files: reading and compiling
+// them (with an optional governance file), binding them to the engine,
+// and the problems of a file that does not load, file by file. It imports
+// the compiler and the engine contract, nothing of the server; the query
+// path's reloader and the binaries import it.
+package load
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/engine"
 )
 
 // FileProblems are the problems found in one model file.
@@ -16,13 +25,13 @@ type FileProblems struct {
 	Problems compiler.Problems
 }
 
-// LoadError lists the problems of every file that failed to load, so one
+// Error lists the problems of every file that failed to load, so one
 // start-up reports all of them at once.
-type LoadError struct {
+type Error struct {
 	Files []FileProblems
 }
 
-func (e *LoadError) Error() string {
+func (e *Error) Error() string {
 	var lines []string
 	for _, f := range e.Files {
 		for _, p := range f.Problems {
@@ -41,28 +50,28 @@ func FormatProblem(file string, p compiler.Problem) string {
 	return file + ": " + p.String()
 }
 
-// LoadModelFiles reads and compiles every file (YAML or JSON Ossie
+// Models reads and compiles every file (YAML or JSON Ossie
 // documents) and returns all their models. Any error-severity problem in
 // any file, an unreadable file or two models sharing a name across files
-// yields a *LoadError listing every problem of every file; warnings alone
+// yields a *Error listing every problem of every file; warnings alone
 // do not fail the load.
-func LoadModelFiles(paths []string, opts compiler.CompileOptions) ([]*compiler.Artifact, error) {
-	return LoadGovernedModelFiles(paths, "", opts)
+func Models(paths []string, opts compiler.CompileOptions) ([]*compiler.Artifact, error) {
+	return GovernedModels(paths, "", opts)
 }
 
-// LoadGovernedModelFiles is LoadModelFiles with a governance file
+// GovernedModels is Models with a governance file
 // (compiler.ParseGovernance format: attributes, roles; docs/governance.md)
 // attached to every model file, so their models are governed; "" attaches
 // none. Problems of the governance file (paths starting with
 // "governance") are reported under its name, once per model file it was
 // checked with.
-func LoadGovernedModelFiles(paths []string, governanceFile string, opts compiler.CompileOptions) ([]*compiler.Artifact, error) {
+func GovernedModels(paths []string, governanceFile string, opts compiler.CompileOptions) ([]*compiler.Artifact, error) {
 	return ModelFiles{Paths: paths, Governance: governanceFile, Options: opts}.Load(context.Background())
 }
 
-// Load compiles the files (LoadGovernedModelFiles) and, when f.Engine is
+// Load compiles the files (GovernedModels) and, when f.Engine is
 // set, binds each file's models to it (BindModels): every problem of
-// every file at once in a *LoadError, or the error of an engine that did
+// every file at once in a *Error, or the error of an engine that did
 // not answer.
 func (f ModelFiles) Load(ctx context.Context) ([]*compiler.Artifact, error) {
 	paths, governanceFile, opts := f.Paths, f.Governance, f.Options
@@ -75,7 +84,7 @@ func (f ModelFiles) Load(ctx context.Context) ([]*compiler.Artifact, error) {
 	if governanceFile != "" {
 		var err error
 		if gov, err = os.ReadFile(governanceFile); err != nil {
-			return nil, &LoadError{Files: []FileProblems{{File: governanceFile, Problems: compiler.Problems{{
+			return nil, &Error{Files: []FileProblems{{File: governanceFile, Problems: compiler.Problems{{
 				Code: compiler.CodeSyntax, Severity: compiler.SeverityError, Message: "cannot read file: " + err.Error()}}}}}
 		}
 	}
@@ -106,7 +115,7 @@ func (f ModelFiles) Load(ctx context.Context) ([]*compiler.Artifact, error) {
 		}
 		if f.Engine != nil {
 			bound, err := bindModels(ctx, f.Engine, arts, path, f.BindTimeout, f.RefuseDrift)
-			var le *LoadError
+			var le *Error
 			switch {
 			case errors.As(err, &le):
 				failed = append(failed, le.Files...)
@@ -131,7 +140,48 @@ func (f ModelFiles) Load(ctx context.Context) ([]*compiler.Artifact, error) {
 		}
 	}
 	if len(failed) > 0 {
-		return nil, &LoadError{Files: failed}
+		return nil, &Error{Files: failed}
 	}
 	return all, nil
+}
+
+// ModelFiles are the inputs of local mode: model documents, an optional
+// governance file applied to each, the compile options, and the engine
+// the models are bound to when they load (BindModels; nil: not bound,
+// for callers that only compile).
+type ModelFiles struct {
+	Paths       []string
+	Governance  string
+	Options     compiler.CompileOptions
+	Engine      engine.Engine
+	BindTimeout time.Duration // each look-up of the bind; <= 0: DefaultBindTimeout
+	// RefuseDrift fails the load of a model that reads a table or column
+	// the engine lacks, or may not read (bindcheck drift), as well; the
+	// reloader sets it, so an edit that does not bind never swaps in.
+	RefuseDrift bool
+}
+
+func (f ModelFiles) All() []string {
+	if f.Governance == "" {
+		return f.Paths
+	}
+	return append(slices.Clone(f.Paths), f.Governance)
+}
+
+// Digest hashes the files' names and contents; an unreadable file hashes
+// its error, so that it reading again later counts as a change.
+func (f ModelFiles) Digest() [sha256.Size]byte {
+	h := sha256.New()
+	for _, p := range f.All() {
+		h.Write([]byte(p + "\x00"))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			h.Write([]byte("error: " + err.Error()))
+		}
+		h.Write(data)
+		h.Write([]byte{0})
+	}
+	var d [sha256.Size]byte
+	h.Sum(d[:0])
+	return d
 }

@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// AuthFlags are the authentication flags shared by cmd/server and
+// Flags are the authentication flags shared by cmd/server and
 // `ossiectl serve` (pflag users add them with AddGoFlagSet).
-type AuthFlags struct {
+type Flags struct {
 	TokensFile      string
 	ProxySecretFile string
 	AnonymousRoles  []string
@@ -21,7 +21,7 @@ type AuthFlags struct {
 }
 
 // Register defines the flags on fs.
-func (f *AuthFlags) Register(fs *flag.FlagSet) {
+func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.TokensFile, "tokens-file", "", "bearer tokens mapped to roles and attributes (YAML/JSON, e.g. a mounted Secret key); reloaded on change")
 	fs.StringVar(&f.ProxySecretFile, "proxy-secret-file", "", "trust X-Ossie-User/-Role/-Attr-* headers from a proxy that sends this file's content in X-Ossie-Proxy-Secret")
 	fs.Func("anonymous-role", "role of requests without credentials (repeatable or comma-separated; default: 401)", func(v string) error {
@@ -38,14 +38,14 @@ func (f *AuthFlags) Register(fs *flag.FlagSet) {
 
 // Configured reports whether any way of authenticating is set (tokens,
 // proxy secret or anonymous role), i.e. whether callers are governed.
-func (f *AuthFlags) Configured() bool {
+func (f *Flags) Configured() bool {
 	return f.TokensFile != "" || f.ProxySecretFile != "" || len(f.AnonymousRoles) > 0
 }
 
 // Check is the usage rule for serving on addr: --no-auth excludes the
 // other auth flags, and without any of them the server only listens on a
 // loopback address (CheckExposure). Its error is a usage error.
-func (f *AuthFlags) Check(addr string) error {
+func (f *Flags) Check(addr string) error {
 	if f.NoAuth && f.Configured() {
 		return errors.New("--no-auth excludes --tokens-file, --proxy-secret-file and --anonymous-role")
 	}
@@ -57,14 +57,14 @@ func (f *AuthFlags) Check(addr string) error {
 
 // Open builds the Auth the flags describe (nil for --no-auth or none),
 // watching its files until ctx is done.
-func (f *AuthFlags) Open(ctx context.Context, log *slog.Logger) (*Auth, error) {
+func (f *Flags) Open(ctx context.Context, log *slog.Logger) (*Auth, error) {
 	if f.NoAuth || !f.Configured() {
 		if log != nil {
 			log.Warn("serving without authentication: every caller is ungoverned")
 		}
 		return nil, nil
 	}
-	return NewAuth(ctx, AuthOptions{TokensFile: f.TokensFile, ProxySecretFile: f.ProxySecretFile,
+	return New(ctx, Options{TokensFile: f.TokensFile, ProxySecretFile: f.ProxySecretFile,
 		AnonymousRoles: f.AnonymousRoles, ReloadInterval: f.ReloadInterval, Logger: log})
 }
 
@@ -81,17 +81,24 @@ const DefaultAddr = "127.0.0.1:8080"
 // "[::1]:8080" or "localhost:8080"; ":8080" listens on every interface.
 func CheckExposure(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
-	if err == nil && isLoopback(host) {
+	if err == nil && IsLoopback(host) {
 		return nil
 	}
 	return errors.New("no authentication is configured and --addr " + addr + " is not a loopback address: " +
 		"set --tokens-file, --proxy-secret-file or --anonymous-role, or --no-auth to serve ungoverned on purpose")
 }
 
-func isLoopback(host string) bool {
+func IsLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// AnyHost is Config.AnyHost for serving on addr: true only for --no-auth
+// on a non-loopback address, where the operator chose to expose an
+// ungoverned server and host names other than loopback are expected.
+func (f *Flags) AnyHost(addr string) bool {
+	return f.NoAuth && CheckExposure(addr) != nil
 }

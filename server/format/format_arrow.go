@@ -1,4 +1,4 @@
-package server
+package format
 
 import (
 	"fmt"
@@ -44,12 +44,12 @@ type arrowSink struct {
 	rows   int
 }
 
-func (a *arrowSink) begin(h *answerHead) error {
-	a.out = newHTTPOut(a.w, mediaArrow, h)
+func (a *arrowSink) Begin(h *AnswerHead) error {
+	a.out = newHTTPOut(a.w, MediaArrow, h)
 	fields := make([]arrow.Field, len(h.Columns))
 	a.append = make([]func(array.Builder, any) error, len(h.Columns))
 	for i, c := range h.Columns {
-		t, app := arrowType(ossie.Datatype(c.Type))
+		t, app := ArrowType(ossie.Datatype(c.Type))
 		fields[i] = arrow.Field{Name: c.Name, Type: t, Nullable: true,
 			Metadata: arrow.NewMetadata([]string{"ossie.kind", "ossie.type"}, []string{c.Kind, c.Type})}
 		a.append[i] = app
@@ -62,7 +62,7 @@ func (a *arrowSink) begin(h *answerHead) error {
 	return nil
 }
 
-func (a *arrowSink) row(r []any) error {
+func (a *arrowSink) Row(r []any) error {
 	for i, v := range r {
 		b := a.build.Field(i)
 		if v == nil {
@@ -88,7 +88,7 @@ func (a *arrowSink) flush() error {
 	return a.ipc.Write(rec)
 }
 
-func (a *arrowSink) end(t *answerTail) error {
+func (a *arrowSink) End(t *AnswerTail) error {
 	defer a.build.Release()
 	// An empty answer still carries one empty batch: readers see the
 	// schema and no rows.
@@ -103,9 +103,9 @@ func (a *arrowSink) end(t *answerTail) error {
 	return a.out.finish(t)
 }
 
-// arrowType maps an Ossie datatype to the Arrow type of its column and the
+// ArrowType maps an Ossie datatype to the Arrow type of its column and the
 // function appending one non-null converted value to its builder.
-func arrowType(t ossie.Datatype) (arrow.DataType, func(array.Builder, any) error) {
+func ArrowType(t ossie.Datatype) (arrow.DataType, func(array.Builder, any) error) {
 	switch t {
 	case ossie.TypeInteger:
 		return arrow.PrimitiveTypes.Int64, func(b array.Builder, v any) error {

@@ -1,4 +1,8 @@
-package server
+// Package web is the explorer: one page, its scripts (no framework, no
+// build step) and style, embedded so the server needs no CDN and works
+// offline, and the handler that serves them. It imports nothing of the
+// server; the page speaks to the /v1/ API like any client.
+package web
 
 import (
 	"embed"
@@ -6,23 +10,18 @@ import (
 	"net/http"
 )
 
-// webFiles is the explorer (server/web): one page, its scripts (no
-// framework, no build step) and style, embedded so the server needs no
-// CDN and works offline.
+// webFiles is the explorer's page, scripts and style.
 //
-//go:embed web
+//go:embed index.html *.js *.css
 var webFiles embed.FS
 
-// webHandler serves the explorer: the page at / and its files under /ui/.
+// Handler serves the explorer: the page at / and its files under /ui/.
 // The files carry no data and need no authentication; the page calls the
 // /v1/ API with the bearer token the user enters (or through the
 // authenticating proxy), so it sees exactly what the API shows that
 // caller. The content security policy keeps the page to this server.
-func webHandler() (index, assets http.Handler) {
-	sub, err := fs.Sub(webFiles, "web")
-	if err != nil {
-		panic(err) // the embedded tree always has web/
-	}
+func Handler() (index, assets http.Handler) {
+	var sub fs.FS = webFiles
 	files := http.FileServerFS(sub)
 	secure := func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

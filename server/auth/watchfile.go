@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"context"
@@ -45,12 +45,12 @@ type watchedFile[T any] struct {
 
 	mu     sync.Mutex
 	digest [sha256.Size]byte // of the content last tried, good or bad
-	failed atomic.Bool       // the newest content was refused
+	Failed atomic.Bool       // the newest content was refused
 }
 
-// loadWatchedFile reads and parses path once; a missing or broken file is
+// LoadWatchedFile reads and parses path once; a missing or broken file is
 // an error (start-up must not serve without the credentials it was given).
-func loadWatchedFile[T any](path, kind string, parse func([]byte) (T, error), log *slog.Logger, m *authMetrics) (*watchedFile[T], error) {
+func LoadWatchedFile[T any](path, kind string, parse func([]byte) (T, error), log *slog.Logger, m *authMetrics) (*watchedFile[T], error) {
 	w := &watchedFile[T]{path: path, kind: kind, parse: parse, log: log, m: m}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -62,16 +62,16 @@ func loadWatchedFile[T any](path, kind string, parse func([]byte) (T, error), lo
 	}
 	w.cur.Store(&v)
 	w.digest = sha256.Sum256(data)
-	m.reloads.WithLabelValues(kind, "ok").Inc()
+	m.Reloads.WithLabelValues(kind, "ok").Inc()
 	return w, nil
 }
 
-// get returns the last good value.
-func (w *watchedFile[T]) get() T { return *w.cur.Load() }
+// Get returns the last good value.
+func (w *watchedFile[T]) Get() T { return *w.cur.Load() }
 
-// reload re-reads the file; unchanged content is a no-op. It reports
+// Reload re-reads the file; unchanged content is a no-op. It reports
 // whether a new value was installed.
-func (w *watchedFile[T]) reload() bool {
+func (w *watchedFile[T]) Reload() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	data, err := os.ReadFile(w.path)
@@ -81,8 +81,8 @@ func (w *watchedFile[T]) reload() bool {
 		// file was deleted on purpose.
 		if w.cur.Load() != w.onMissing {
 			w.cur.Store(w.onMissing)
-			w.failed.Store(true)
-			w.m.reloads.WithLabelValues(w.kind, "error").Inc()
+			w.Failed.Store(true)
+			w.m.Reloads.WithLabelValues(w.kind, "error").Inc()
 			w.log.Error("credentials file deleted: every credential it held is revoked until it is back", "file", w.kind, "path", w.path)
 		}
 		w.digest = [sha256.Size]byte{}
@@ -90,8 +90,8 @@ func (w *watchedFile[T]) reload() bool {
 	}
 	if err != nil {
 		// A missing file mid-swap reads again at the next event or poll.
-		if !w.failed.Swap(true) {
-			w.m.reloads.WithLabelValues(w.kind, "error").Inc()
+		if !w.Failed.Swap(true) {
+			w.m.Reloads.WithLabelValues(w.kind, "error").Inc()
 			w.log.Error("cannot read credentials file; keeping the last good one", "file", w.kind, "path", w.path, "error", err)
 		}
 		w.digest = [sha256.Size]byte{}
@@ -104,14 +104,14 @@ func (w *watchedFile[T]) reload() bool {
 	w.digest = d
 	v, err := w.parse(data)
 	if err != nil {
-		w.failed.Store(true)
-		w.m.reloads.WithLabelValues(w.kind, "error").Inc()
+		w.Failed.Store(true)
+		w.m.Reloads.WithLabelValues(w.kind, "error").Inc()
 		w.log.Error("refused a changed credentials file; keeping the last good one", "file", w.kind, "path", w.path, "error", err)
 		return false
 	}
 	w.cur.Store(&v)
-	w.failed.Store(false)
-	w.m.reloads.WithLabelValues(w.kind, "ok").Inc()
+	w.Failed.Store(false)
+	w.m.Reloads.WithLabelValues(w.kind, "ok").Inc()
 	w.log.Info("reloaded credentials file", "file", w.kind, "path", w.path)
 	return true
 }
@@ -119,15 +119,15 @@ func (w *watchedFile[T]) reload() bool {
 // run reloads on directory events and every interval until ctx is done.
 // Without a working watcher (no inotify) it polls only.
 func (w *watchedFile[T]) run(ctx context.Context, interval time.Duration) {
-	watchDirs(ctx, []string{filepath.Dir(w.path)}, interval, w.log.With("file", w.kind), func() { w.reload() })
+	WatchDirs(ctx, []string{filepath.Dir(w.path)}, interval, w.log.With("file", w.kind), func() { w.Reload() })
 }
 
-// watchDirs calls reload after file-system events in dirs settle
+// WatchDirs calls reload after file-system events in dirs settle
 // (reloadDebounce) and every interval (default DefaultReloadInterval)
 // until ctx is done. It watches directories, not files, for the reasons
 // given at watchedFile. Without a working watcher (no inotify) it polls
 // only.
-func watchDirs(ctx context.Context, dirs []string, interval time.Duration, log *slog.Logger, reload func()) {
+func WatchDirs(ctx context.Context, dirs []string, interval time.Duration, log *slog.Logger, reload func()) {
 	if interval <= 0 {
 		interval = DefaultReloadInterval
 	}

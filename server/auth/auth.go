@@ -1,4 +1,10 @@
-package server
+// Package auth holds who a caller is and how the server learns it: the
+// Identity carried in a request context, bearer tokens from a watched file,
+// the trusted authenticating proxy, the anonymous role, their metrics and
+// command-line flags, and the file watcher they share with model reloads.
+// It imports only the compiler and server/problem (a 401 is a problem
+// document); the query path and the entry points import it.
+package auth
 
 import (
 	"context"
@@ -10,11 +16,12 @@ import (
 	"time"
 
 	"github.com/ossie-dev/ossie/compiler"
+	"github.com/ossie-dev/ossie/server/problem"
 )
 
-// AuthOptions configures NewAuth. At least one way in must be set:
+// Options configures New. At least one way in must be set:
 // TokensFile, ProxySecretFile or AnonymousRoles.
-type AuthOptions struct {
+type Options struct {
 	// TokensFile is a token file (see tokenFile for the format), typically
 	// a key of a mounted Secret. It is re-read when it changes; a broken
 	// new version keeps the last good tokens.
@@ -36,20 +43,20 @@ type AuthOptions struct {
 	Logger *slog.Logger
 }
 
-// Auth authenticates API requests (Config.Auth). Build it with NewAuth;
+// Auth authenticates API requests (Config.Auth). Build it with New;
 // safe for concurrent use.
 type Auth struct {
-	tokens      *watchedFile[*tokenSet]
+	Tokens      *watchedFile[*tokenSet]
 	proxySecret *watchedFile[*proxySecret]
 	anonymous   *Identity
 	log         *slog.Logger
-	metrics     *authMetrics
+	Metrics     *authMetrics
 }
 
-// NewAuth loads the configured files and watches them until ctx is done.
+// New loads the configured files and watches them until ctx is done.
 // A missing or invalid file, or options that admit nobody, is an error;
 // the error never contains a credential.
-func NewAuth(ctx context.Context, opts AuthOptions) (*Auth, error) {
+func New(ctx context.Context, opts Options) (*Auth, error) {
 	if opts.TokensFile == "" && opts.ProxySecretFile == "" && len(opts.AnonymousRoles) == 0 {
 		return nil, errors.New("auth: set a tokens file, a proxy secret file or anonymous roles")
 	}
@@ -57,7 +64,7 @@ func NewAuth(ctx context.Context, opts AuthOptions) (*Auth, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &Auth{log: log, metrics: newAuthMetrics()}
+	a := &Auth{log: log, Metrics: NewAuthMetrics()}
 	if len(opts.AnonymousRoles) > 0 {
 		for _, r := range opts.AnonymousRoles {
 			if r == "" || r != strings.TrimSpace(r) || strings.Contains(r, ",") {
@@ -67,25 +74,25 @@ func NewAuth(ctx context.Context, opts AuthOptions) (*Auth, error) {
 		a.anonymous = &Identity{Name: MethodAnonymous, Roles: slices.Clone(opts.AnonymousRoles), Method: MethodAnonymous}
 	}
 	if opts.TokensFile != "" {
-		w, err := loadWatchedFile(opts.TokensFile, "tokens", parseTokens, log, a.metrics)
+		w, err := LoadWatchedFile(opts.TokensFile, "tokens", ParseTokens, log, a.Metrics)
 		if err != nil {
 			return nil, errors.New("auth: " + err.Error())
 		}
 		// Deleting the tokens file revokes every token (docs/server.md).
 		revoked := &tokenSet{}
 		w.onMissing = &revoked
-		a.tokens = w
+		a.Tokens = w
 	}
 	if opts.ProxySecretFile != "" {
-		w, err := loadWatchedFile(opts.ProxySecretFile, "proxy_secret", parseProxySecret, log, a.metrics)
+		w, err := LoadWatchedFile(opts.ProxySecretFile, "proxy_secret", parseProxySecret, log, a.Metrics)
 		if err != nil {
 			return nil, errors.New("auth: " + err.Error())
 		}
 		a.proxySecret = w
 	}
 	// Watch only once everything loaded: a failed start leaves no goroutine.
-	if a.tokens != nil {
-		go a.tokens.run(ctx, opts.ReloadInterval)
+	if a.Tokens != nil {
+		go a.Tokens.run(ctx, opts.ReloadInterval)
 	}
 	if a.proxySecret != nil {
 		go a.proxySecret.run(ctx, opts.ReloadInterval)
@@ -103,40 +110,40 @@ const (
 	failProxyHeader = "bad_proxy_identity" // no role, or a malformed identity header
 )
 
-// authError is a refused request: the metric reason and the client-safe
+// AuthError is a refused request: the metric reason and the client-safe
 // problem. Details never echo what the client sent.
-type authError struct {
+type AuthError struct {
 	reason string
-	detail string
+	Detail string
 }
 
-// authenticate returns the caller of r. Order: a request presenting the
+// Authenticate returns the caller of r. Order: a request presenting the
 // proxy secret is the proxy's (its Authorization header, often the
 // user's token for the proxy itself, is not ours to check); otherwise a
 // bearer token; otherwise the anonymous identity. Identity headers
 // without the proxy secret are ignored.
-func (a *Auth) authenticate(r *http.Request) (*Identity, *authError) {
+func (a *Auth) Authenticate(r *http.Request) (*Identity, *AuthError) {
 	if a.proxySecret != nil {
-		if vs := r.Header.Values(headerProxySecret); len(vs) > 0 {
+		if vs := r.Header.Values(HeaderProxySecret); len(vs) > 0 {
 			return a.proxyIdentity(r, vs)
 		}
 	}
 	if vs := r.Header.Values("Authorization"); len(vs) > 0 {
 		token, ok := bearerToken(vs)
 		if !ok {
-			return nil, &authError{failScheme, `the Authorization header must be one "Bearer <token>"`}
+			return nil, &AuthError{failScheme, `the Authorization header must be one "Bearer <token>"`}
 		}
-		if a.tokens != nil {
-			if id := a.tokens.get().lookup(token); id != nil {
+		if a.Tokens != nil {
+			if id := a.Tokens.Get().Lookup(token); id != nil {
 				return id, nil
 			}
 		}
-		return nil, &authError{failToken, "the bearer token is not valid"}
+		return nil, &AuthError{failToken, "the bearer token is not valid"}
 	}
 	if a.anonymous != nil {
 		return a.anonymous, nil
 	}
-	return nil, &authError{failMissing, "authentication required: send Authorization: Bearer <token>"}
+	return nil, &AuthError{failMissing, "authentication required: send Authorization: Bearer <token>"}
 }
 
 // bearerToken extracts the token of a single `Bearer <token>` header
@@ -152,28 +159,55 @@ func bearerToken(values []string) (string, bool) {
 	return token, true
 }
 
-// authed wraps an API handler: the request runs under the authenticated
-// identity, or gets a 401 problem. Without Config.Auth every request runs
-// ungoverned.
-func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
-	a := s.cfg.Auth
+// Require wraps an API handler: the request runs under the authenticated
+// identity, or gets a 401 problem. A nil Auth (no Config.Auth) runs every
+// request ungoverned.
+func (a *Auth) Require(h http.HandlerFunc) http.HandlerFunc {
 	if a == nil {
 		return h
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, fail := a.authenticate(r)
+		id, fail := a.Authenticate(r)
 		if fail != nil {
-			a.metrics.failures.WithLabelValues(fail.reason).Inc()
+			a.Metrics.failures.WithLabelValues(fail.reason).Inc()
 			a.log.Info("unauthenticated request", "path", r.URL.Path, "reason", fail.reason)
 			w.Header().Set("WWW-Authenticate", challenge(fail.reason))
-			writeProblem(w, r, &Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.detail})
+			problem.WriteProblem(w, r, &problem.Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.Detail})
 			return
 		}
-		if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
-			info.caller = id.Name
+		if info, ok := r.Context().Value(problem.RequestInfoKey{}).(*problem.RequestInfo); ok {
+			info.Caller = id.Name
 		}
 		h(w, r.WithContext(WithIdentity(r.Context(), id)))
 	}
+}
+
+// AuthenticatePassword maps the password a SQL client sent onto the
+// caller it stands for: a bearer token of the tokens file, or the
+// anonymous identity for an empty password when anonymous roles are
+// configured. ok=false means refused (counted as an invalid token).
+// A nil Auth returns nil, true: ungoverned. The trusted proxy
+// has no SQL form (it authenticates HTTP headers), so proxy identities
+// cannot reach this endpoint.
+func (a *Auth) AuthenticatePassword(password string) (*Identity, bool) {
+	if a == nil {
+		return nil, true
+	}
+	if password == "" && a.anonymous != nil {
+		return a.anonymous, true
+	}
+	if password != "" && a.Tokens != nil {
+		if id := a.Tokens.Get().Lookup(password); id != nil {
+			return id, true
+		}
+	}
+	reason := failToken
+	if password == "" {
+		reason = failMissing
+	}
+	a.Metrics.failures.WithLabelValues(reason).Inc()
+	a.log.Info("unauthenticated SQL connection", "reason", reason)
+	return nil, false
 }
 
 // challenge is the WWW-Authenticate value of a 401 (RFC 6750 section 3).
@@ -186,9 +220,3 @@ func challenge(reason string) string {
 	}
 	return `Bearer realm="ossie"`
 }
-
-// requestInfo lets the access log name the caller the inner handler
-// authenticated, and carries the request id (requestid.go).
-type requestInfo struct{ caller, id string }
-
-type requestInfoKey struct{}

@@ -1,4 +1,9 @@
-package server
+// Package problem holds what every entry point answers a failure with: the
+// RFC 9457 problem document (Error, carrying the compiler's stable OSSnnnn
+// codes), its JSON writer, and the request id that ties a problem to the
+// server's log lines. It imports only the compiler; every other server
+// package may import it.
+package problem
 
 import (
 	"encoding/json"
@@ -9,9 +14,9 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 )
 
-// problemTypeBase prefixes a code to form the problem `type` URI; the page
+// TypeBase prefixes a code to form the problem `type` URI; the page
 // explains every code (docs/problems.md).
-const problemTypeBase = "https://github.com/ossie-dev/ossie/blob/main/docs/problems.md#"
+const TypeBase = "https://github.com/ossie-dev/ossie/blob/main/docs/problems.md#"
 
 // Error is a failed request as an RFC 9457 problem document. Answer and
 // Plan return it so the HTTP handler, the demo and ossiectl report the same
@@ -49,9 +54,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Cause }
 
-// problemDoc is the wire form: RFC 9457 members plus the Ossie extensions
+// Doc is the wire form: RFC 9457 members plus the Ossie extensions
 // `code` (stable OSSnnnn) and `problems` (every finding, for bad queries).
-type problemDoc struct {
+type Doc struct {
 	Type     string            `json:"type"`
 	Title    string            `json:"title"`
 	Status   int               `json:"status"`
@@ -64,19 +69,19 @@ type problemDoc struct {
 	RequestID string `json:"request_id,omitempty"`
 }
 
-func writeProblem(w http.ResponseWriter, r *http.Request, e *Error) {
-	doc := problemDoc{
+func WriteProblem(w http.ResponseWriter, r *http.Request, e *Error) {
+	doc := Doc{
 		Type:      "about:blank",
 		Title:     e.Title,
 		Status:    e.Status,
 		Detail:    e.Detail,
-		Instance:  echoName(r.URL.Path),
+		Instance:  EchoName(r.URL.Path),
 		Code:      e.Code,
 		Problems:  e.Problems,
-		RequestID: requestIDFrom(r.Context()),
+		RequestID: RequestIDFrom(r.Context()),
 	}
 	if e.Code != "" {
-		doc.Type = problemTypeBase + strings.ToLower(e.Code)
+		doc.Type = TypeBase + strings.ToLower(e.Code)
 	}
 	if doc.Title == "" {
 		doc.Title = http.StatusText(e.Status)
@@ -93,7 +98,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, e *Error) {
 	_ = json.NewEncoder(w).Encode(doc)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
@@ -102,8 +107,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// queryProblems wraps planner or query-parse problems as a 400.
-func queryProblems(ps compiler.Problems) *Error {
+// QueryProblems wraps planner or query-parse problems as a 400.
+func QueryProblems(ps compiler.Problems) *Error {
 	e := &Error{Status: http.StatusBadRequest, Code: compiler.CodeBadQuery, Title: "Invalid query", Problems: ps}
 	if errs := ps.Errors(); len(errs) > 0 {
 		e.Code = errs[0].Code
@@ -115,14 +120,14 @@ func queryProblems(ps compiler.Problems) *Error {
 	return e
 }
 
-// bodyTooLarge is 413 OSS5004 for a body over limit bytes.
-func bodyTooLarge(limit int64) *Error {
+// BodyTooLarge is 413 OSS5004 for a body over limit bytes.
+func BodyTooLarge(limit int64) *Error {
 	return &Error{Status: http.StatusRequestEntityTooLarge, Code: compiler.CodeTooLarge, Title: "Request body too large",
 		Detail: "the request body exceeds the limit of " + strconv.FormatInt(limit, 10) + " bytes"}
 }
 
-func unknownModel(name string, known []string) *Error {
-	detail := "no model named " + quote(echoName(name)) + " is loaded"
+func UnknownModel(name string, known []string) *Error {
+	detail := "no model named " + Quote(EchoName(name)) + " is loaded"
 	if len(known) > 0 {
 		detail += "; loaded: " + strings.Join(known, ", ")
 	}
@@ -130,7 +135,7 @@ func unknownModel(name string, known []string) *Error {
 		Problems: compiler.Problems{{Code: compiler.CodeUnknownModel, Severity: compiler.SeverityError, Message: detail}}}
 }
 
-func quote(s string) string {
+func Quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }

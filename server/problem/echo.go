@@ -1,12 +1,12 @@
-package server
+package problem
 
 // maxEchoedName bounds a model name quoted back in a problem detail, so a
 // request cannot make the answer (and the log line) as large as its URL.
 const maxEchoedName = 128
 
-// echoName is name for a problem detail or instance: at most
+// EchoName is name for a problem detail or instance: at most
 // maxEchoedName bytes of it, cut at a rune boundary, with "…" when cut.
-func echoName(name string) string {
+func EchoName(name string) string {
 	if len(name) <= maxEchoedName {
 		return name
 	}

@@ -1,4 +1,4 @@
-package server
+package format
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 const (
 	mediaJSON  = "application/json"
 	mediaCSV   = "text/csv"
-	mediaArrow = "application/vnd.apache.arrow.stream"
+	MediaArrow = "application/vnd.apache.arrow.stream"
 )
 
 // Answer metadata as HTTP fields. Ossie-Cache and Age are headers (known
@@ -22,27 +22,27 @@ const (
 // first output buffer (outBufferSize), else HTTP trailers (declared in the
 // Trailer header, sent after the chunked body).
 const (
-	hdrCache     = "Ossie-Cache"
-	hdrTruncated = "Ossie-Truncated"
-	hdrRowCount  = "Ossie-Row-Count"
-	hdrTotal     = "Ossie-Total"
+	HdrCache     = "Ossie-Cache"
+	HdrTruncated = "Ossie-Truncated"
+	HdrRowCount  = "Ossie-Row-Count"
+	HdrTotal     = "Ossie-Total"
 )
 
 // outBufferSize is how much of an answer is held before the first bytes
 // go out: an error within it still becomes a problem document.
 const outBufferSize = 64 << 10
 
-// negotiate picks the answer format from Accept: the first listed media
+// Negotiate picks the answer format from Accept: the first listed media
 // range that names CSV or Arrow wins; anything else (none, */*,
 // application/json, unknown types) is JSON.
-func negotiate(accept string) string {
+func Negotiate(accept string) string {
 	for part := range strings.SplitSeq(accept, ",") {
 		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
 		}
 		switch mt {
-		case mediaCSV, mediaArrow:
+		case mediaCSV, MediaArrow:
 			return mt
 		case mediaJSON:
 			return mediaJSON
@@ -57,7 +57,7 @@ func negotiate(accept string) string {
 type httpOut struct {
 	w       http.ResponseWriter
 	buf     *bufio.Writer
-	started bool
+	Started bool
 	final   bool
 }
 
@@ -65,7 +65,7 @@ type httpOut struct {
 // most of a small answer's garbage.
 var outBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, outBufferSize) }}
 
-func newHTTPOut(w http.ResponseWriter, mediaType string, h *answerHead) *httpOut {
+func newHTTPOut(w http.ResponseWriter, mediaType string, h *AnswerHead) *httpOut {
 	o := &httpOut{w: w}
 	o.buf = outBuffers.Get().(*bufio.Writer)
 	o.buf.Reset(o)
@@ -73,10 +73,10 @@ func newHTTPOut(w http.ResponseWriter, mediaType string, h *answerHead) *httpOut
 	hd.Set("Content-Type", mediaType)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	if h.Cached {
-		hd.Set(hdrCache, "hit")
+		hd.Set(HdrCache, "hit")
 		hd.Set("Age", ageSeconds(h.Age))
 	} else {
-		hd.Set(hdrCache, "miss")
+		hd.Set(HdrCache, "miss")
 	}
 	return o
 }
@@ -85,10 +85,10 @@ func newHTTPOut(w http.ResponseWriter, mediaType string, h *answerHead) *httpOut
 // is committed, so its end-of-answer fields become trailers (unless finish
 // is sending everything at once).
 func (o *httpOut) Write(p []byte) (int, error) {
-	if !o.started {
-		o.started = true
+	if !o.Started {
+		o.Started = true
 		if !o.final {
-			o.w.Header().Set("Trailer", hdrTruncated+", "+hdrRowCount+", "+hdrTotal)
+			o.w.Header().Set("Trailer", HdrTruncated+", "+HdrRowCount+", "+HdrTotal)
 		}
 		o.w.WriteHeader(http.StatusOK)
 	}
@@ -97,12 +97,12 @@ func (o *httpOut) Write(p []byte) (int, error) {
 
 // finish sends what is buffered with the end-of-answer fields: as headers
 // when nothing went out yet, else as trailers.
-func (o *httpOut) finish(t *answerTail) error {
-	if !o.started {
+func (o *httpOut) finish(t *AnswerTail) error {
+	if !o.Started {
 		o.final = true
 		setTail(o.w.Header(), t)
 		if o.buf.Buffered() == 0 {
-			o.started = true
+			o.Started = true
 			o.w.WriteHeader(http.StatusOK)
 			return nil
 		}
@@ -115,16 +115,16 @@ func (o *httpOut) finish(t *answerTail) error {
 	return nil
 }
 
-func setTail(hd http.Header, t *answerTail) {
-	hd.Set(hdrTruncated, strconv.FormatBool(t.Truncated))
-	hd.Set(hdrRowCount, strconv.Itoa(t.RowCount))
+func setTail(hd http.Header, t *AnswerTail) {
+	hd.Set(HdrTruncated, strconv.FormatBool(t.Truncated))
+	hd.Set(HdrRowCount, strconv.Itoa(t.RowCount))
 	if t.Total != nil {
-		hd.Set(hdrTotal, strconv.FormatInt(*t.Total, 10))
+		hd.Set(HdrTotal, strconv.FormatInt(*t.Total, 10))
 	}
 }
 
-// release returns the buffer to the pool; o must not be used after.
-func (o *httpOut) release() {
+// Release returns the buffer to the pool; o must not be used after.
+func (o *httpOut) Release() {
 	if o != nil && o.buf != nil {
 		o.buf.Reset(nil)
 		outBuffers.Put(o.buf)

@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"bytes"
@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// Headers of the trusted-proxy mode (AuthOptions.ProxySecretFile). The
+// Headers of the trusted-proxy mode (Options.ProxySecretFile). The
 // proxy authenticates the user, then sets these on the request it
 // forwards; it must remove any copies the client sent.
 const (
-	headerProxySecret = "X-Ossie-Proxy-Secret" // the shared secret; required
+	HeaderProxySecret = "X-Ossie-Proxy-Secret" // the shared secret; required
 	headerProxyUser   = "X-Ossie-User"         // who, for logs; optional
 	headerProxyRole   = "X-Ossie-Role"         // roles, comma-separated or repeated; at least one
 	headerProxyAttr   = "X-Ossie-Attr-"        // + attribute name: one attribute each
@@ -39,17 +39,17 @@ func parseProxySecret(data []byte) (*proxySecret, error) {
 
 // proxyIdentity checks the shared secret (in constant time, on digests so
 // the length does not leak either) and reads the identity headers.
-func (a *Auth) proxyIdentity(r *http.Request, secrets []string) (*Identity, *authError) {
-	want := a.proxySecret.get()
+func (a *Auth) proxyIdentity(r *http.Request, secrets []string) (*Identity, *AuthError) {
+	want := a.proxySecret.Get()
 	got := sha256.Sum256([]byte(secrets[0]))
 	if len(secrets) != 1 || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		return nil, &authError{failProxySecret, "the proxy credentials are not valid"}
+		return nil, &AuthError{failProxySecret, "the proxy credentials are not valid"}
 	}
 	id := &Identity{Name: "proxy", Method: MethodProxy}
 	if u := r.Header.Values(headerProxyUser); len(u) == 1 && u[0] != "" {
 		id.Name = u[0]
 	} else if len(u) > 1 {
-		return nil, &authError{failProxyHeader, "the authenticating proxy sent " + headerProxyUser + " more than once"}
+		return nil, &AuthError{failProxyHeader, "the authenticating proxy sent " + headerProxyUser + " more than once"}
 	}
 	for _, v := range r.Header.Values(headerProxyRole) {
 		for _, role := range strings.Split(v, ",") {
@@ -59,7 +59,7 @@ func (a *Auth) proxyIdentity(r *http.Request, secrets []string) (*Identity, *aut
 		}
 	}
 	if len(id.Roles) == 0 {
-		return nil, &authError{failProxyHeader, "the authenticating proxy sent no " + headerProxyRole}
+		return nil, &AuthError{failProxyHeader, "the authenticating proxy sent no " + headerProxyRole}
 	}
 	for _, v := range r.Header.Values(headerProxyNamespace) {
 		for _, ns := range strings.Split(v, ",") {
@@ -70,7 +70,7 @@ func (a *Auth) proxyIdentity(r *http.Request, secrets []string) (*Identity, *aut
 	}
 	if len(id.Namespaces) == 0 && len(r.Header.Values(headerProxyNamespace)) > 0 {
 		// An empty list must not widen the caller to every namespace.
-		return nil, &authError{failProxyHeader, "the authenticating proxy sent an empty " + headerProxyNamespace}
+		return nil, &AuthError{failProxyHeader, "the authenticating proxy sent an empty " + headerProxyNamespace}
 	}
 	for key, vs := range r.Header {
 		// Header keys are canonical here (net/http): X-Ossie-Attr-Region.
@@ -79,7 +79,7 @@ func (a *Auth) proxyIdentity(r *http.Request, secrets []string) (*Identity, *aut
 		}
 		name := strings.ReplaceAll(strings.ToLower(key[len(headerProxyAttr):]), "-", "_")
 		if !attrName.MatchString(name) || len(vs) != 1 {
-			return nil, &authError{failProxyHeader, "the authenticating proxy sent a malformed " + headerProxyAttr + "* header"}
+			return nil, &AuthError{failProxyHeader, "the authenticating proxy sent a malformed " + headerProxyAttr + "* header"}
 		}
 		if id.Attributes == nil {
 			id.Attributes = map[string]string{}
@@ -88,7 +88,7 @@ func (a *Auth) proxyIdentity(r *http.Request, secrets []string) (*Identity, *aut
 		// header keys for one attribute: a client could add the one its
 		// proxy does not overwrite, so any such pair is refused.
 		if _, dup := id.Attributes[name]; dup {
-			return nil, &authError{failProxyHeader, "the authenticating proxy sent attribute " + name + " twice"}
+			return nil, &AuthError{failProxyHeader, "the authenticating proxy sent attribute " + name + " twice"}
 		}
 		id.Attributes[name] = vs[0]
 	}

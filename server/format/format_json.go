@@ -1,4 +1,4 @@
-package server
+package format
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ type jsonSink struct {
 	first bool
 }
 
-func (j *jsonSink) begin(h *answerHead) error {
+func (j *jsonSink) Begin(h *AnswerHead) error {
 	j.out = newHTTPOut(j.w, mediaJSON, h)
 	b := append(j.buf[:0], `{"model":`...)
 	b = appendJSONString(b, h.Model)
@@ -48,7 +48,7 @@ func (j *jsonSink) begin(h *answerHead) error {
 	return err
 }
 
-func (j *jsonSink) row(r []any) error {
+func (j *jsonSink) Row(r []any) error {
 	b := j.buf[:0]
 	if !j.first {
 		b = append(b, ',')
@@ -70,7 +70,7 @@ func (j *jsonSink) row(r []any) error {
 	return err
 }
 
-func (j *jsonSink) end(t *answerTail) error {
+func (j *jsonSink) End(t *AnswerTail) error {
 	b := append(j.buf[:0], `],"row_count":`...)
 	b = strconv.AppendInt(b, int64(t.RowCount), 10)
 	b = append(b, `,"truncated":`...)

@@ -1,4 +1,4 @@
-package server
+package problem
 
 import (
 	"context"
@@ -12,19 +12,25 @@ import (
 // engine's message behind a generic problem detail.
 const RequestIDHeader = "X-Request-Id"
 
-// newRequestID returns 16 random hex digits. Ids are the server's own,
+// RequestInfo lets the access log name the caller the inner handler
+// authenticated, and carries the request id (this file).
+type RequestInfo struct{ Caller, ID string }
+
+type RequestInfoKey struct{}
+
+// NewRequestID returns 16 random hex digits. Ids are the server's own,
 // never taken from the request, so a client cannot forge log lines.
-func newRequestID() string {
+func NewRequestID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
 
-// requestIDFrom returns the id of the HTTP request ctx belongs to, or ""
+// RequestIDFrom returns the id of the HTTP request ctx belongs to, or ""
 // for an in-process call.
-func requestIDFrom(ctx context.Context) string {
-	if info, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
-		return info.id
+func RequestIDFrom(ctx context.Context) string {
+	if info, ok := ctx.Value(RequestInfoKey{}).(*RequestInfo); ok {
+		return info.ID
 	}
 	return ""
 }
