@@ -13,6 +13,8 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/format"
+	"github.com/ossie-dev/ossie/server/load"
 )
 
 // largeAnswerData is flights-shaped data whose answer by route and week
@@ -44,7 +46,7 @@ func BenchmarkLargeAnswer(b *testing.B) {
 	if err := eng.Exec(ctx, largeAnswerData); err != nil {
 		b.Fatal(err)
 	}
-	arts, err := LoadModelFiles([]string{"../examples/flights/model.yaml"}, compiler.CompileOptions{})
+	arts, err := load.Models([]string{"../examples/flights/model.yaml"}, compiler.CompileOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,9 +65,9 @@ func BenchmarkLargeAnswer(b *testing.B) {
 		{name: "engine=hand", sql: `SELECT origin, destination, date_trunc('week', date), COUNT(*) FROM flights GROUP BY ALL`},
 		{name: "engine=hand-ordered", sql: `SELECT origin, destination, date_trunc('week', date), COUNT(*) FROM flights GROUP BY ALL ORDER BY 1, 2, 3`},
 		{name: "engine=planned", sql: p.SQL},
-		{name: "http=json", accept: mediaJSON},
-		{name: "http=csv", accept: mediaCSV},
-		{name: "http=arrow", accept: mediaArrow},
+		{name: "http=json", accept: "application/json"},
+		{name: "http=csv", accept: "text/csv"},
+		{name: "http=arrow", accept: format.MediaArrow},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -124,7 +126,7 @@ func postAll(b *testing.B, url, accept, body string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req.Header.Set("Content-Type", mediaJSON)
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", accept)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
