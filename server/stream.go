@@ -193,9 +193,8 @@ func (s *Server) run(ctx context.Context, r runSpec, sink answerSink, rec *answe
 	if err := sink.end(tail); err != nil {
 		return &sinkError{err}
 	}
-	if rec != nil && rec.entry != nil {
-		rec.entry.tail = *tail
-		rec.entry.bytes += 256
+	if rec != nil {
+		rec.finish(*tail)
 	}
 	return nil
 }
