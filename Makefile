@@ -6,7 +6,7 @@ FUZZTIME     ?= 10s
 # Go files we own (skips caches and built binaries).
 GOFILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './$(BIN)/*' -not -path './.git/*')
 
-.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python pyclient pg-python node-pg pgjdbc test differential soak bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
+.PHONY: all help build ossiectl demo cluster-demo fetch-flights kube-tools trino moto mcp-python pyclient pg-python node-pg pgjdbc test differential soak soak-memory bench bench-e2e bench-trino lint fuzz clean image-check chart-crds
 
 all: build
 
@@ -107,6 +107,19 @@ soak: ## the fault soak at length: PostgreSQL and Trino restarts, SIGTERM/SIGKIL
 	KUBEBUILDER_ASSETS=$$(BIN=$(BIN) scripts/kube-tools.sh | tail -n1) OSSIE_REQUIRE_POSTGRES=1 \
 		OSSIE_TRINO_HOME=$$(BIN=$(BIN) scripts/trino.sh | tail -n1) OSSIE_REQUIRE_TRINO=1 \
 		$(GO) test -count=1 -timeout 0 -run TestSoak -v ./test/soak -args -soak.rounds=$(ROUNDS) -soak.cases=12 -soak.load=5s -soak.cache-fill=1000 -soak.trino
+
+# The memory soak (docs/development.md, "Memory soak"): one server on
+# DuckDB over the flights data (3 M rows after `make fetch-flights`) and
+# generated cases, DURATION of varied load, RSS and the Go heap, result
+# cache and DuckDB gauges sampled every 5 s into $(SOAK_CSV).
+DURATION ?= 30m
+SOAK_WARMUP ?= 5m
+SOAK_CSV ?= soak-memory.csv
+SOAK_SERVER_ARGS ?=
+soak-memory: ## the memory soak: DURATION (default 30m) of mixed queries, formats, roles, reloads and cache churn; RSS after warm-up reported, samples in SOAK_CSV
+	@scripts/fetch-flights.sh >/dev/null
+	$(GO) test -count=1 -timeout 0 -run TestMemorySoak -v ./test/soak -args -soak.memory=$(DURATION) -soak.warmup=$(SOAK_WARMUP) \
+		-soak.csv=$(abspath $(SOAK_CSV)) -soak.server-args="$(SOAK_SERVER_ARGS)"
 
 bench: ## benchmarks with memory stats (run `make fetch-flights` first for the 3 M-row numbers)
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...

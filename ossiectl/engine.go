@@ -10,6 +10,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/connect"
+	"github.com/ossie-dev/ossie/engine/duckdb"
 )
 
 // engineFlags select the engine of query and serve (engine/connect):
@@ -20,6 +21,9 @@ import (
 type engineFlags struct {
 	engine, dsnEnv, dsnFile, passwordFile string
 	allowRead                             []string
+	// resources are --engine-memory-limit and --engine-threads, nil for
+	// a command without them (a one-shot query keeps DuckDB's defaults).
+	resources *duckdb.Resources
 }
 
 func (f *engineFlags) register(cmd *cobra.Command) {
@@ -35,13 +39,26 @@ func (f *engineFlags) registerAllowRead(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.allowRead, "allow-read", nil, connect.AllowReadUsage)
 }
 
+// registerResources adds --engine-memory-limit and --engine-threads, for
+// the commands that keep DuckDB running (serve, mcp).
+func (f *engineFlags) registerResources(cmd *cobra.Command) {
+	f.resources = &duckdb.Resources{}
+	cmd.Flags().StringVar(&f.resources.MemoryLimit, "engine-memory-limit", "", connect.MemoryLimitUsage)
+	cmd.Flags().IntVar(&f.resources.Threads, "engine-threads", 0, connect.ThreadsUsage)
+}
+
 // open opens the selected engine. DuckDB opens dbPath, loads the files
 // and is then sandboxed to --allow-read (openDuckDB); the networked
 // engines take no --duckdb, --load or --allow-read and use the compile
 // defaults as their session catalog and schema.
 func (f *engineFlags) open(ctx context.Context, dbPath string, loads []tableLoad, opts compiler.CompileOptions) (engine.Engine, error) {
+	var res duckdb.Resources
+	if f.resources != nil {
+		res = *f.resources
+	}
 	o := connect.Options{Engine: f.engine, DuckDBPath: dbPath, DSNEnv: f.dsnEnv, DSNFile: f.dsnFile,
-		PasswordFile: f.passwordFile, Catalog: opts.DefaultCatalog, Schema: opts.DefaultSchema, AllowRead: f.allowRead}
+		PasswordFile: f.passwordFile, Catalog: opts.DefaultCatalog, Schema: opts.DefaultSchema, AllowRead: f.allowRead,
+		Resources: res}
 	if err := o.Check(); err != nil {
 		return nil, usagef("%v", err)
 	}
@@ -50,7 +67,7 @@ func (f *engineFlags) open(ctx context.Context, dbPath string, loads []tableLoad
 	}
 	if f.engine == "" || f.engine == connect.DuckDB {
 		if f.dsnEnv == "" && f.dsnFile == "" {
-			return openDuckDB(ctx, dbPath, loads, f.allowRead)
+			return openDuckDB(ctx, dbPath, loads, f.allowRead, f.resources)
 		}
 	}
 	if len(loads) > 0 {

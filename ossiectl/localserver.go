@@ -48,6 +48,7 @@ func (l *localServerFlags) register(cmd *cobra.Command) {
 	f.AddGoFlagSet(limitFlags)
 	compileFlags(cmd, &l.opts)
 	l.ef.register(cmd)
+	l.ef.registerResources(cmd)
 }
 
 // open compiles the model files (printing every problem), opens the

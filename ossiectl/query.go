@@ -179,8 +179,9 @@ func parseLoads(specs []string) ([]tableLoad, error) {
 // database's relations and the files the user named, nothing else of the
 // host. A path that does not exist is refused unless there is something
 // to load into it, so a mistyped --duckdb never silently answers from an
-// empty database.
-func openDuckDB(ctx context.Context, path string, loads []tableLoad, allow []string) (*duckdb.Engine, error) {
+// empty database. res (nil: DuckDB's defaults) bounds its memory and
+// threads, for the commands that keep it running.
+func openDuckDB(ctx context.Context, path string, loads []tableLoad, allow []string, res *duckdb.Resources) (*duckdb.Engine, error) {
 	if path != "" && len(loads) == 0 {
 		file, _, _ := strings.Cut(path, "?")
 		if _, err := os.Stat(file); err != nil {
@@ -207,6 +208,12 @@ func openDuckDB(ctx context.Context, path string, loads []tableLoad, allow []str
 	allow = slices.Clip(allow)
 	for _, l := range loads {
 		allow = append(allow, l.file)
+	}
+	if res != nil {
+		if err := eng.Bound(ctx, *res); err != nil {
+			eng.Close()
+			return nil, failf("%v", err)
+		}
 	}
 	if err := eng.Sandbox(ctx, allow); err != nil {
 		eng.Close()

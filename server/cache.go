@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -167,12 +168,17 @@ func (c *resultCache) remove(el *list.Element) {
 	c.size.Set(float64(c.bytes))
 }
 
-// valueBytes estimates the memory of one converted value.
+// valueBytes estimates the memory of one converted value: its interface
+// slot in the row, the boxed value (a string's header and its bytes
+// rounded up to the allocator's 8-byte step, a time.Time's 24 bytes)
+// and what a slice or map holds.
 func valueBytes(v any) int64 {
 	const iface = 16
 	switch x := v.(type) {
 	case string:
-		return iface + 16 + int64(len(x))
+		return iface + 16 + (int64(len(x))+7)&^7
+	case time.Time:
+		return iface + int64(unsafe.Sizeof(x))
 	case []byte:
 		return iface + 24 + int64(len(x))
 	case []any:
@@ -189,4 +195,18 @@ func valueBytes(v any) int64 {
 		return n
 	}
 	return iface + 8
+}
+
+// entryBytes estimates what an entry holds besides its values: the
+// entry (about 190 bytes), its list element (48) and map slot (up to
+// 128 with the map's spare room): 384; the column descriptions
+// and the rows' slice headers, capacity included (append's spare room is
+// held too). BenchmarkResultCacheHeldBytes measures the whole estimate
+// against the Go heap.
+func entryBytes(e *cacheEntry) int64 {
+	n := int64(384) + int64(cap(e.rows))*int64(unsafe.Sizeof([]any(nil)))
+	for _, c := range e.head.Columns {
+		n += int64(unsafe.Sizeof(c)) + int64(len(c.Name)+len(c.Type)+len(c.EngineType))
+	}
+	return n
 }

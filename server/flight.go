@@ -159,6 +159,16 @@ func (r *answerRecorder) add(row []any) {
 	r.entry.rows = append(r.entry.rows, slices.Clone(row))
 }
 
+// finish completes the copy with what is known after the last row and
+// counts what the entry holds besides its values (entryBytes).
+func (r *answerRecorder) finish(tail answerTail) {
+	if r.entry == nil {
+		return
+	}
+	r.entry.tail = tail
+	r.entry.bytes += entryBytes(r.entry)
+}
+
 // shareRun answers run as the leader of its flight or as a follower
 // (flights); with the result cache on, the leader's complete answer is
 // offered to the cache too (it keeps answers up to its own bound).

@@ -168,9 +168,8 @@ func (s *Server) run(ctx context.Context, r runSpec, sink format.AnswerSink, rec
 	if err := sink.End(tail); err != nil {
 		return &sinkError{err}
 	}
-	if rec != nil && rec.entry != nil {
-		rec.entry.tail = *tail
-		rec.entry.bytes += 256
+	if rec != nil {
+		rec.finish(*tail)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/connect"
+	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
 	"github.com/ossie-dev/ossie/server/auth"
 	"github.com/ossie-dev/ossie/server/pgwire"
@@ -29,6 +30,7 @@ type options struct {
 	passwordFile, catalog, schema   string
 	storedTimezone                  string
 	allowRead                       []string
+	resources                       duckdb.Resources
 	governance, addr                string
 	maxRows                         int
 	timeout                         time.Duration
@@ -51,6 +53,8 @@ func (o *options) register(f *pflag.FlagSet) {
 	f.StringVar(&o.dsnEnv, "dsn-env", "", "postgres, trino: name of the environment variable holding the connection string")
 	f.StringVar(&o.dsnFile, "dsn-file", "", "postgres, trino: file holding the connection string (e.g. a mounted Secret key)")
 	f.StringArrayVar(&o.allowRead, "allow-read", nil, connect.AllowReadUsage)
+	f.StringVar(&o.resources.MemoryLimit, "engine-memory-limit", "", connect.MemoryLimitUsage)
+	f.IntVar(&o.resources.Threads, "engine-threads", 0, connect.ThreadsUsage)
 	f.StringVar(&o.passwordFile, "password-file", "", "postgres: file whose content (trailing newline removed) replaces the connection string's password, if any (e.g. a mounted Secret key)")
 	f.StringVar(&o.addr, "addr", auth.DefaultAddr, "listen address (host:port; :PORT listens on every interface and needs authentication or --no-auth)")
 	f.IntVar(&o.maxRows, "max-rows", server.DefaultMaxRows, "row cap per answer")
@@ -79,7 +83,7 @@ func (o *options) register(f *pflag.FlagSet) {
 // engineOptions are the engine flags for engine/connect.
 func (o *options) engineOptions() connect.Options {
 	return connect.Options{Engine: o.engine, DuckDBPath: o.dbPath, DSNEnv: o.dsnEnv, DSNFile: o.dsnFile,
-		PasswordFile: o.passwordFile, Catalog: o.catalog, Schema: o.schema, AllowRead: o.allowRead}
+		PasswordFile: o.passwordFile, Catalog: o.catalog, Schema: o.schema, AllowRead: o.allowRead, Resources: o.resources}
 }
 
 // check returns the usage rule the flags break, or "".

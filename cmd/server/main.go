@@ -140,6 +140,7 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 		cfg.Models = arts
 	}
 	cfg.Engine = eng
+	cfg.Registry = metricsRegistry(eng)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -42,6 +42,11 @@ func TestRunRefusesBadStarts(t *testing.T) {
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "trino", "--dsn-env", "A", "--duckdb", "x.duckdb"}, 2},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "trino", "--dsn-file", t.TempDir() + "/missing", "--addr", "127.0.0.1:0"}, 1},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "postgres"}, 2},
+		// The engine's memory: a size DuckDB reads, for DuckDB only.
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine-memory-limit", "lots"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine-memory-limit", "512"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine-threads", "-1"}, 2},
+		{[]string{"--models", "../../server/testdata/shop.yaml", "--engine", "postgres", "--dsn-env", "A", "--engine-memory-limit", "1GiB"}, 2},
 		{[]string{"--models", "../../server/testdata/shop.yaml", "--no-auth", "--engine", "postgres", "--dsn-file", t.TempDir() + "/missing"}, 1},
 		// Authentication: none configured is loopback-only (the default
 		// --addr is loopback); --no-auth is exclusive; a missing or broken

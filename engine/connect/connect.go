@@ -58,7 +58,22 @@ type Options struct {
 	// Commands fill it from --allow-read (AllowReadUsage), never from a
 	// model.
 	AllowRead []string
+	// Resources (duckdb only) bound the in-process engine's memory and
+	// threads; Open applies them before the sandbox locks the
+	// configuration. The zero value is duckdb.DefaultMemoryLimit and
+	// DuckDB's default threads. A networked engine is bounded by its own
+	// configuration (PostgreSQL's work_mem, Trino's query.max-memory), so
+	// setting them for one is a usage error.
+	Resources duckdb.Resources
 }
+
+// MemoryLimitUsage and ThreadsUsage are the help texts of the
+// --engine-memory-limit and --engine-threads flags of every command that
+// embeds DuckDB.
+const (
+	MemoryLimitUsage = "duckdb: the engine's memory_limit (`SIZE` such as 512MiB or 2GB; default " + duckdb.DefaultMemoryLimit + "): the buffer pool of cached table blocks, hash tables and sorts stays under it, spilling to disk beyond it; PostgreSQL and Trino are bounded by their own configuration"
+	ThreadsUsage     = "duckdb: the engine's worker threads per query (default 0: one per CPU core)"
+)
 
 // AllowReadUsage is the help text of the --allow-read flag every command
 // that opens DuckDB takes.
@@ -94,7 +109,10 @@ func (o Options) Check() error {
 	if o.PasswordFile != "" && name != Postgres {
 		return fmt.Errorf("--password-file applies to --engine=postgres only")
 	}
-	return nil
+	if o.Resources != (duckdb.Resources{}) && name != DuckDB {
+		return fmt.Errorf("--engine-memory-limit and --engine-threads apply to --engine=duckdb only (a networked engine's memory is its own configuration)")
+	}
+	return o.Resources.Check()
 }
 
 func (o Options) name() string {
@@ -104,7 +122,8 @@ func (o Options) name() string {
 	return o.Engine
 }
 
-// Open checks o and opens the engine, DuckDB sandboxed to o.AllowRead.
+// Open checks o and opens the engine, DuckDB bounded by o.Resources and
+// sandboxed to o.AllowRead.
 // A configuration error is a plain
 // error; an engine that cannot be reached or opened is an *engine.Error
 // wrapping engine.ErrUnavailable (from the engine packages).
@@ -127,6 +146,10 @@ func Open(ctx context.Context, o Options) (engine.Engine, error) {
 	}
 	eng, err := duckdb.Open(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := eng.Bound(ctx, o.Resources); err != nil {
+		eng.Close()
 		return nil, err
 	}
 	if err := eng.Sandbox(ctx, o.AllowRead); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/connect"
+	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/engine/trino/trinotest"
 	"github.com/ossie-dev/ossie/test/pgtest"
 	"github.com/ossie-dev/ossie/test/trinoserver"
@@ -27,6 +28,11 @@ func TestCheckRefusesBadOptions(t *testing.T) {
 		{Engine: connect.Trino, DSNEnv: "A", PasswordFile: "p"},
 		{Engine: connect.Trino, DSNEnv: "A", DuckDBPath: "x.duckdb"},
 		{Engine: connect.Postgres, DSNEnv: "A", AllowRead: []string{"/data"}},
+		{Engine: connect.Postgres, DSNEnv: "A", Resources: duckdb.Resources{MemoryLimit: "1GiB"}},
+		{Engine: connect.Trino, DSNEnv: "A", Resources: duckdb.Resources{Threads: 2}},
+		{Resources: duckdb.Resources{MemoryLimit: "lots"}},
+		{Resources: duckdb.Resources{MemoryLimit: "1 GiB; SET x"}},
+		{Resources: duckdb.Resources{Threads: -1}},
 	} {
 		if err := o.Check(); err == nil {
 			t.Errorf("%+v accepted", o)
@@ -35,7 +41,8 @@ func TestCheckRefusesBadOptions(t *testing.T) {
 			t.Errorf("Open(%+v) succeeded", o)
 		}
 	}
-	for _, o := range []connect.Options{{}, {DuckDBPath: "x.duckdb"}, {Engine: connect.Postgres, DSNFile: "f", PasswordFile: "p"}, {Engine: connect.Trino, DSNEnv: "E", Catalog: "c", Schema: "s"}} {
+	for _, o := range []connect.Options{{}, {DuckDBPath: "x.duckdb"}, {Engine: connect.Postgres, DSNFile: "f", PasswordFile: "p"}, {Engine: connect.Trino, DSNEnv: "E", Catalog: "c", Schema: "s"},
+		{Resources: duckdb.Resources{MemoryLimit: "512MiB", Threads: 2}}, {Resources: duckdb.Resources{MemoryLimit: "1.5GB"}}} {
 		if err := o.Check(); err != nil {
 			t.Errorf("%+v refused: %v", o, err)
 		}

@@ -26,6 +26,12 @@
 //
 // The short run is TestSoak in `make test`; `make soak` runs more
 // rounds over more cases (docs/development.md).
+//
+// The memory soak of issue 28 (memory.go, TestMemorySoak, `make
+// soak-memory`) is the other suite here: one server on DuckDB over the
+// flights data and generated cases under varied load for half an hour,
+// its RSS, Go heap, result cache and DuckDB memory sampled, every answer
+// checked.
 package soak
 
 import (

@@ -45,6 +45,8 @@ type soakCase struct {
 	// variant: the query has no limit and no offset, so a large unique
 	// limit asks a question never cached with the same answer.
 	variant bool
+	// role names the token the memory soak asks with (memory.go).
+	role string
 }
 
 // world is everything the soak runs: PostgreSQL, etcd and kube-apiserver,
