@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ossie-dev/ossie/server/format"
 )
 
 // BenchmarkResultCacheHeldBytes measures how honestly the result cache
@@ -59,15 +61,15 @@ func heldOverCounted(b *testing.B, entries, rows int, row func(i, r int) []any) 
 		var n [8]byte
 		binary.LittleEndian.PutUint64(n[:], uint64(i))
 		rec := &answerRecorder{entry: &cacheEntry{key: sha256.Sum256(n[:])}, limit: 1 << 40, shared: 1 << 40}
-		cols := make([]ResultColumn, len(row(i, 0)))
+		cols := make([]format.ResultColumn, len(row(i, 0)))
 		for j := range cols {
-			cols[j] = ResultColumn{Name: "dataset.field_" + strconv.Itoa(j), Kind: "dimension", Type: "String"}
+			cols[j] = format.ResultColumn{Name: "dataset.field_" + strconv.Itoa(j), Kind: "dimension", Type: "String"}
 		}
-		rec.entry.head = answerHead{Model: "m", ModelVersion: "sha256:v", Columns: cols}
+		rec.entry.head = format.AnswerHead{Model: "m", ModelVersion: "sha256:v", Columns: cols}
 		for r := range rows {
 			rec.add(row(i, r))
 		}
-		rec.finish(answerTail{RowCount: rows})
+		rec.finish(format.AnswerTail{RowCount: rows})
 		c.put(rec.entry)
 	}
 	runtime.GC()

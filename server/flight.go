@@ -161,7 +161,7 @@ func (r *answerRecorder) add(row []any) {
 
 // finish completes the copy with what is known after the last row and
 // counts what the entry holds besides its values (entryBytes).
-func (r *answerRecorder) finish(tail answerTail) {
+func (r *answerRecorder) finish(tail format.AnswerTail) {
 	if r.entry == nil {
 		return
 	}
