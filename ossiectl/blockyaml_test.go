@@ -53,3 +53,33 @@ func TestBlockYAMLReadsBack(t *testing.T) {
 		t.Errorf("YAML 1.2 reads\n%s\nfrom\n%s", js3, out)
 	}
 }
+
+// FuzzBlockYAML: any JSON value written as block YAML reads back as the
+// same value under YAML 1.1 (sigs.k8s.io/yaml).
+func FuzzBlockYAML(f *testing.F) {
+	for _, s := range []string{`{"a": ["n", "1:20", "a: b", {"": []}], "b": {"c": null, "d": 1.5}}`, `[[], {}, "x #y", "\t"]`, `"on"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		var want any
+		if json.Unmarshal([]byte(doc), &want) != nil || len(doc) > 4096 {
+			return
+		}
+		n, err := readYAMLNode([]byte(doc))
+		if err != nil {
+			return // JSON that go-yaml v3 does not read (the caller reports it)
+		}
+		out, err := blockYAML(n)
+		if err != nil {
+			return
+		}
+		js, err := yaml.YAMLToJSON(out)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var got any
+		if err := json.Unmarshal(js, &got); err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s reads back as %s from\n%s", doc, js, out)
+		}
+	})
+}
