@@ -45,7 +45,8 @@ func loadErrorReason(err error) string {
 // SetDrift records why the models source key serves do not bind to the
 // engine ("" when they do), shown in /readyz as models.NAME.drift; the
 // server is not ready while any is set. A new version of the source
-// (Set) clears it: it was bound before it was set.
+// (Set) clears it: it was bound before it was set; SetDrifted records
+// it with the swap.
 func (s *Store) SetDrift(key, drift string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -97,8 +98,17 @@ func (c *catalog) notBound() bool {
 // leaves the record as it is: /readyz reports the engine itself.
 func (r *Reloader) checkServedBinding(ctx context.Context) {
 	arts, _ := r.s.store.servedArtifacts(filesSource)
+	if drift, ok := r.bindDrift(ctx, arts); ok {
+		r.s.store.SetDrift(filesSource, drift)
+	}
+}
+
+// bindDrift checks arts against the engine and says why they do not bind
+// ("" when they do); ok is false when there is nothing to check or the
+// engine did not answer.
+func (r *Reloader) bindDrift(ctx context.Context, arts []*compiler.Artifact) (drift string, ok bool) {
 	if r.files.Engine == nil || len(arts) == 0 {
-		return
+		return "", false
 	}
 	timeout := r.files.BindTimeout
 	if timeout <= 0 {
@@ -106,13 +116,13 @@ func (r *Reloader) checkServedBinding(ctx context.Context) {
 	}
 	res := bindcheck.Check(ctx, r.files.Engine, arts, timeout)
 	if res.Unavailable != nil {
-		return
+		return "", false
 	}
 	var why []string
 	why = append(why, res.Missing...)
 	why = append(why, res.Denied...)
 	why = append(why, res.Mismatched...)
-	r.s.store.SetDrift(filesSource, strings.Join(why, "; "))
+	return strings.Join(why, "; "), true
 }
 
 // readyStatus is the "status" of a ready /readyz: "degraded" when a

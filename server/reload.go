@@ -119,11 +119,12 @@ func (r *Reloader) reload(force bool) error {
 		return err
 	}
 	r.bindFailed, r.lastErr = false, ""
-	if err := r.s.store.Set(src, arts); err != nil {
-		return err
-	}
+	drift := ""
 	if drifted {
-		r.checkServedBinding(context.Background())
+		drift, _ = r.bindDrift(context.Background(), arts)
+	}
+	if err := r.s.store.SetDrifted(src, arts, drift); err != nil {
+		return err
 	}
 	r.s.rollupsChanged()
 	versions := map[string]string{}

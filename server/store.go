@@ -160,6 +160,13 @@ func buildModels(arts []*compiler.Artifact, namespace string) ([]*model, error) 
 // planners are built before anything changes; if one fails, src keeps its
 // last good set, the failure is recorded as by Fail and returned.
 func (s *Store) Set(src Source, arts []*compiler.Artifact) error {
+	return s.SetDrifted(src, arts, "")
+}
+
+// SetDrifted is Set for a version known not to bind to the engine: drift
+// says why (as SetDrift), recorded in the same step as the swap, so
+// /readyz never shows the new version ready in between.
+func (s *Store) SetDrifted(src Source, arts []*compiler.Artifact, drift string) error {
 	ms, err := buildModels(arts, src.Namespace)
 	if err != nil {
 		s.Fail(src, LoadErrorPlanner, err)
@@ -168,7 +175,13 @@ func (s *Store) Set(src Source, arts []*compiler.Artifact) error {
 	for _, m := range ms {
 		m.planner.Rollups = s.rollupsOf(src.Key, m.art.Name)
 	}
-	s.put(src, compiler.BundleVersion(arts), ms)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if drift != "" {
+		s.log.Warn("the serving models do not bind to the engine; not ready until they do", "source", src.Key, "drift", drift)
+	}
+	s.sources[src.Key] = &sourceState{src: src, version: compiler.BundleVersion(arts), models: ms, drift: drift}
+	s.changed()
 	return nil
 }
 
