@@ -80,6 +80,12 @@ var (
 	// (connection refused, database locked, out of resources). Transient:
 	// retry with backoff; never drift.
 	ErrUnavailable = errors.New("engine unavailable")
+	// ErrOutOfMemory is the ErrUnavailable of a statement that needed more
+	// memory than the engine may use (DuckDB's memory_limit, PostgreSQL
+	// SQLSTATE 53200, Trino's memory limits): retrying may help when other
+	// queries held the memory, a smaller question or a higher limit does
+	// otherwise; errors.Is(err, ErrUnavailable) holds too.
+	ErrOutOfMemory = fmt.Errorf("%w: out of memory", ErrUnavailable)
 	// ErrInvalidInput: a value in the statement cannot be converted to the
 	// type it is compared with (e.g. a filter value 'abc' on an integer
 	// column whose datatype the model does not declare). The request is at

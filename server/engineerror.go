@@ -24,6 +24,7 @@ const (
 	detailPermission   = "the engine's user may not read a source of the model"
 	detailSandboxed    = "the model's source reads a file or setting outside the engine's sandbox, which allows only the database's relations and the files --allow-read names"
 	detailUnavailable  = "the engine cannot be reached right now; retry later"
+	detailOutOfMemory  = "the engine ran out of memory for this query; ask for fewer rows or groups (a narrower date range, fewer dimensions) or raise the engine's memory limit (--engine-memory-limit for the embedded DuckDB)"
 	detailEngine       = "the engine failed the query"
 	// detailInLog ends the details above whose engine message is kept
 	// back; with Config.DebugErrors the message itself is given instead.
@@ -34,7 +35,7 @@ const (
 // Detail per class (engine.ErrInvalidInput 400 OSS4005 with the filter's
 // path when only one filter carries values, ErrNotFound and
 // ErrPermissionDenied 502 OSS5001, ErrSandboxed 403 OSS5014,
-// ErrUnavailable 503 OSS5001, else 502
+// ErrOutOfMemory and ErrUnavailable 503 OSS5001, else 502
 // OSS5001), logs the engine's message with the request id, and keeps that
 // message in EngineMessage for in-process callers. Config.DebugErrors adds
 // it to Detail for ungoverned callers (no Identity in ctx).
@@ -57,6 +58,9 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 	// to do on its own (retry, fix the filter value) does not point there.
 	pointsToLog := true
 	switch {
+	case errors.Is(err, engine.ErrOutOfMemory):
+		e.Status, e.Title, e.Detail = http.StatusServiceUnavailable, "Engine out of memory", detailOutOfMemory
+		pointsToLog = false
 	case errors.Is(err, engine.ErrUnavailable):
 		e.Status, e.Title, e.Detail = http.StatusServiceUnavailable, "Engine unavailable", detailUnavailable
 		pointsToLog = false

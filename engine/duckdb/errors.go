@@ -73,8 +73,9 @@ func classOf(de *duckdb.Error) error {
 			return nil
 		}
 		return engine.ErrInvalidInput
-	case duckdb.ErrorTypeConnection, duckdb.ErrorTypeNetwork, duckdb.ErrorTypeHTTP,
-		duckdb.ErrorTypeOutOfMemory, duckdb.ErrorTypeFatal:
+	case duckdb.ErrorTypeOutOfMemory:
+		return engine.ErrOutOfMemory
+	case duckdb.ErrorTypeConnection, duckdb.ErrorTypeNetwork, duckdb.ErrorTypeHTTP, duckdb.ErrorTypeFatal:
 		return engine.ErrUnavailable
 	}
 	return nil

@@ -26,8 +26,8 @@ type Resources struct {
 	// 1024); "" keeps DefaultMemoryLimit. It bounds the buffer manager:
 	// cached table blocks, hash tables and sorts; beyond it DuckDB evicts
 	// cached blocks, then spills to its temporary directory, then fails
-	// the query with an out-of-memory error (engine.ErrUnavailable, a
-	// 503 at the server).
+	// the query with an out-of-memory error (engine.ErrOutOfMemory, a
+	// 503 at the server that says so).
 	MemoryLimit string
 	// Threads is DuckDB's threads (worker threads per query); 0 keeps
 	// DuckDB's default, the number of CPU cores.

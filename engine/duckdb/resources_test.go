@@ -2,7 +2,10 @@ package duckdb
 
 import (
 	"context"
+	"errors"
 	"testing"
+
+	"github.com/ossie-dev/ossie/engine"
 )
 
 // TestBoundReachesDuckDB: Bound's settings are DuckDB's own, the same as
@@ -69,5 +72,27 @@ func TestBoundReachesDuckDB(t *testing.T) {
 	}
 	if err := (Resources{MemoryLimit: "1 GiB'; SET x"}).Check(); err == nil {
 		t.Error("a size with a quote passed Check")
+	}
+}
+
+// TestOutOfMemoryClass: a query past the memory limit, with nowhere to
+// spill (an in-memory database without a temporary directory), is
+// engine.ErrOutOfMemory, which is also ErrUnavailable.
+func TestOutOfMemoryClass(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Bound(ctx, Resources{MemoryLimit: "2MiB", Threads: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Exec(ctx, "SET temp_directory = ''"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Query(ctx, "SELECT i, count(*) FROM range(2000000) t(i) GROUP BY i ORDER BY i DESC LIMIT 1", 0)
+	if !errors.Is(err, engine.ErrOutOfMemory) || !errors.Is(err, engine.ErrUnavailable) {
+		t.Fatalf("want ErrOutOfMemory, got %v", err)
 	}
 }

@@ -100,6 +100,8 @@ func classOf(err error) error {
 			return engine.ErrNotFound
 		case permissionCodes[pe.Code]:
 			return engine.ErrPermissionDenied
+		case pe.Code == "53200": // out_of_memory
+			return engine.ErrOutOfMemory
 		case unavailableCodes[pe.Code], len(pe.Code) == 5 && unavailableClasses[pe.Code[:2]]:
 			return engine.ErrUnavailable
 		}

@@ -31,22 +31,27 @@ var (
 	permissionNames = map[string]bool{
 		"PERMISSION_DENIED": true,
 	}
-	// The cluster cannot serve right now; retrying later can succeed.
-	unavailableNames = map[string]bool{
-		"SERVER_STARTING_UP":           true,
-		"SERVER_SHUTTING_DOWN":         true,
-		"NO_NODES_AVAILABLE":           true,
-		"REMOTE_TASK_ERROR":            true,
-		"REMOTE_HOST_GONE":             true,
-		"PAGE_TRANSPORT_TIMEOUT":       true,
-		"PAGE_TRANSPORT_ERROR":         true,
-		"TOO_MANY_REQUESTS_FAILED":     true,
-		"QUERY_QUEUE_FULL":             true,
-		"ABANDONED_QUERY":              true,
-		"EXCEEDED_TIME_LIMIT":          true,
+	// The query needed more memory than the cluster or a node may give it
+	// (Trino's StandardErrorCode, INSUFFICIENT_RESOURCES).
+	outOfMemoryNames = map[string]bool{
 		"CLUSTER_OUT_OF_MEMORY":        true,
 		"EXCEEDED_GLOBAL_MEMORY_LIMIT": true,
-		"ADMINISTRATIVELY_KILLED":      true,
+		"EXCEEDED_LOCAL_MEMORY_LIMIT":  true,
+	}
+	// The cluster cannot serve right now; retrying later can succeed.
+	unavailableNames = map[string]bool{
+		"SERVER_STARTING_UP":       true,
+		"SERVER_SHUTTING_DOWN":     true,
+		"NO_NODES_AVAILABLE":       true,
+		"REMOTE_TASK_ERROR":        true,
+		"REMOTE_HOST_GONE":         true,
+		"PAGE_TRANSPORT_TIMEOUT":   true,
+		"PAGE_TRANSPORT_ERROR":     true,
+		"TOO_MANY_REQUESTS_FAILED": true,
+		"QUERY_QUEUE_FULL":         true,
+		"ABANDONED_QUERY":          true,
+		"EXCEEDED_TIME_LIMIT":      true,
+		"ADMINISTRATIVELY_KILLED":  true,
 	}
 	invalidInputNames = map[string]bool{
 		"INVALID_CAST_ARGUMENT": true,
@@ -90,6 +95,8 @@ func classOf(err error) error {
 			return engine.ErrPermissionDenied
 		case invalidInputNames[te.ErrorName]:
 			return engine.ErrInvalidInput
+		case outOfMemoryNames[te.ErrorName]:
+			return engine.ErrOutOfMemory
 		case unavailableNames[te.ErrorName], te.ErrorType == "INSUFFICIENT_RESOURCES":
 			return engine.ErrUnavailable
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -34,6 +35,7 @@ const (
 	codeLimit            = "54000" // program_limit_exceeded
 	codeCanceled         = "57014" // query_canceled (cancel request or timeout)
 	codeUnavailable      = "57P03" // cannot_connect_now (engine unavailable)
+	codeOutOfMemory      = "53200" // out_of_memory (the engine's memory limit)
 	codeAdminShutdown    = "57P01" // admin_shutdown (the server is stopping)
 	codeEngine           = "58000" // system_error (engine failure)
 	codeInternal         = "XX000" // internal_error
@@ -79,6 +81,8 @@ func asSQLError(err error) *sqlError {
 		code = codeAuth
 	case e.Status == 499 || e.Status == http.StatusGatewayTimeout:
 		code = codeCanceled
+	case e.Status == http.StatusServiceUnavailable && errors.Is(e.Cause, engine.ErrOutOfMemory):
+		code = codeOutOfMemory
 	case e.Status == http.StatusServiceUnavailable:
 		code = codeUnavailable
 	case e.Status == http.StatusTooManyRequests:

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
@@ -31,5 +32,10 @@ func TestSQLStateOfProblems(t *testing.T) {
 		if got.Code != c.want {
 			t.Errorf("HTTP %d %s: SQLSTATE %s, want %s", c.status, c.code, got.Code, c.want)
 		}
+	}
+	// The engine's memory limit is out_of_memory, as PostgreSQL says it.
+	oom := &problem.Error{Status: http.StatusServiceUnavailable, Code: "OSS5001", Title: "t", Cause: &engine.Error{Class: engine.ErrOutOfMemory}}
+	if got := asSQLError(oom); got.Code != "53200" {
+		t.Errorf("out of memory: SQLSTATE %s, want 53200", got.Code)
 	}
 }
