@@ -50,8 +50,14 @@ func diffDocuments(old, new *ossie.Document) []change {
 func diffModel(om, nm *ossie.SemanticModel) []change {
 	model := om.Name
 	var out []change
+	var details []string
 	if d := docChanges(om.Description, nm.Description, om.AIContext, nm.AIContext); d != "" {
-		out = append(out, change{Kind: "changed", Object: "model", Model: model, Name: model, Detail: d})
+		details = append(details, d)
+	}
+	ext, breaking, reason := extensionChanges(om.CustomExtensions, nm.CustomExtensions)
+	if details = append(details, ext...); len(details) > 0 {
+		out = append(out, change{Kind: "changed", Object: "model", Model: model, Name: model, Detail: strings.Join(details, "; "),
+			Breaking: breaking, Reason: reason})
 	}
 	// Datasets, then the fields of datasets present in both.
 	out = append(out, diffNamed(model, "dataset", om.Datasets, nm.Datasets,
@@ -77,6 +83,11 @@ func diffModel(om, nm *ossie.SemanticModel) []change {
 			if d := docChanges(o.Description, n.Description, o.AIContext, n.AIContext); d != "" {
 				details = append(details, d)
 			}
+			ext, breaking, _ := extensionChanges(o.CustomExtensions, n.CustomExtensions)
+			details = append(details, ext...)
+			if breaking && !c.Breaking {
+				c.Breaking, c.Reason = true, reasonMetricChanged
+			}
 			if len(details) == 0 {
 				return nil
 			}
@@ -88,11 +99,17 @@ func diffModel(om, nm *ossie.SemanticModel) []change {
 		func(r ossie.Relationship) string { return r.Name },
 		joinKey,
 		func(o, n ossie.Relationship) []change {
-			if joinKey(o) == joinKey(n) {
+			ext, breaking, reason := extensionChanges(o.CustomExtensions, n.CustomExtensions)
+			if joinKey(o) != joinKey(n) {
+				details := append([]string{fmt.Sprintf("join %s -> %s", joinText(o), joinText(n))}, ext...)
+				return []change{{Kind: "changed", Object: "relationship", Model: model, Name: o.Name,
+					Detail: strings.Join(details, "; "), Breaking: true, Reason: reasonJoinChanged}}
+			}
+			if len(ext) == 0 {
 				return nil
 			}
 			return []change{{Kind: "changed", Object: "relationship", Model: model, Name: o.Name,
-				Detail: fmt.Sprintf("join %s -> %s", joinText(o), joinText(n)), Breaking: true, Reason: reasonJoinChanged}}
+				Detail: strings.Join(ext, "; "), Breaking: breaking, Reason: reason}}
 		},
 		func(ossie.Relationship) change { return change{Breaking: true, Reason: reasonJoinGone} })...)
 	// A renamed relationship keeps every join, but consumers name
@@ -121,8 +138,10 @@ func diffDataset(model string, o, n ossie.Dataset) []change {
 	if d := docChanges(o.Description, n.Description, o.AIContext, n.AIContext); d != "" {
 		details = append(details, d)
 	}
-	if len(details) > 0 {
-		out = append(out, change{Kind: "changed", Object: "dataset", Model: model, Name: o.Name, Detail: strings.Join(details, "; ")})
+	ext, breaking, reason := extensionChanges(o.CustomExtensions, n.CustomExtensions)
+	if details = append(details, ext...); len(details) > 0 {
+		out = append(out, change{Kind: "changed", Object: "dataset", Model: model, Name: o.Name, Detail: strings.Join(details, "; "),
+			Breaking: breaking, Reason: reason})
 	}
 	fields := diffNamed(model, "field", o.Fields, n.Fields,
 		func(f ossie.Field) string { return f.Name },
@@ -144,10 +163,12 @@ func diffDataset(model string, o, n ossie.Dataset) []change {
 			if d := docChanges(of.Description, nf.Description, of.AIContext, nf.AIContext); d != "" {
 				details = append(details, d)
 			}
-			if len(details) == 0 {
+			ext, breaking, reason := extensionChanges(of.CustomExtensions, nf.CustomExtensions)
+			if details = append(details, ext...); len(details) == 0 {
 				return nil
 			}
-			return []change{{Kind: "changed", Object: "field", Model: model, Name: of.Name, Detail: strings.Join(details, "; ")}}
+			return []change{{Kind: "changed", Object: "field", Model: model, Name: of.Name, Detail: strings.Join(details, "; "),
+				Breaking: breaking, Reason: reason}}
 		},
 		func(ossie.Field) change { return change{Breaking: true, Reason: reasonFieldGone} })
 	for _, c := range fields {

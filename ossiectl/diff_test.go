@@ -73,6 +73,16 @@ func TestDiffClassifiesChanges(t *testing.T) {
 			[]want{{"changed", "dataset", "customers", "", false}}},
 		{"model description changed", []string{"description: Orders of a small shop", "description: Orders of a shop"},
 			[]want{{"changed", "model", "shop", "", false}}},
+		// Ossie extensions: a zone changes which rows a day holds; rollups
+		// change only how answers are found; other vendors' are not read.
+		{"model time zone declared", []string{"    datasets:\n", "    custom_extensions:\n      - {vendor_name: OSSIE, data: '{\"timezone\": \"America/New_York\"}'}\n    datasets:\n"},
+			[]want{{"changed", "model", "shop", "", true}}},
+		{"model rollups declared", []string{"    datasets:\n", "    custom_extensions:\n      - {vendor_name: OSSIE, data: '{\"rollups\": [{\"name\": \"by_state\", \"measures\": [\"revenue\"], \"dimensions\": [\"customers.state\"]}]}'}\n    datasets:\n"},
+			[]want{{"changed", "model", "shop", "", false}}},
+		{"dataset time zone declared", []string{"        source: orders\n", "        source: orders\n        custom_extensions: [{vendor_name: OSSIE, data: '{\"timezone\": \"Europe/Amsterdam\"}'}]\n"},
+			[]want{{"changed", "dataset", "orders", "", true}}},
+		{"metric of another vendor's extension", []string{"      - name: avg_amount\n", "      - name: avg_amount\n        custom_extensions: [{vendor_name: ACME, data: '{\"format\": \"$0.00\"}'}]\n"},
+			[]want{{"changed", "metric", "avg_amount", "", false}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
