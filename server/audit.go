@@ -63,8 +63,8 @@ func (a *auditSink) End(t *format.AnswerTail) error {
 // how authenticated, request id), what (model and version, metrics,
 // dimensions, filter members and operators), how long it took and how it
 // ended (rows, truncated, outcome: "ok" or the problem code, HTTP status).
-// model_version is "" when the answer never began (unknown model, bad
-// query).
+// model_version is the version asked, refused or failed as well as
+// answered; "" only when no model of that name is served.
 func (s *Server) audit(ctx context.Context, model string, q *plan.Query, a *auditSink, err error) {
 	log := s.cfg.Audit.Logger
 	if log == nil {

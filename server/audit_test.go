@@ -68,7 +68,7 @@ func TestAuditLog(t *testing.T) {
 	if strings.Contains(f.logs.String(), "secret-value") {
 		t.Error("a filter value reached the log without FilterValues")
 	}
-	if bad["outcome"] != "OSS4002" || bad["status"] != 400.0 || bad["caller"] != "ops" || bad["rows"] != 0.0 {
+	if bad["outcome"] != "OSS4002" || bad["status"] != 400.0 || bad["caller"] != "ops" || bad["rows"] != 0.0 || bad["model_version"] != shopVersion {
 		t.Errorf("refused query %v", bad)
 	}
 

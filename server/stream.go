@@ -51,14 +51,19 @@ func (s *Server) capQuery(q *plan.Query) (capped *plan.Query, mayTruncate bool) 
 // *Error as documented on Answer; after it, the answer is cut and the
 // error says so (a *sinkError when the sink failed).
 func (s *Server) stream(ctx context.Context, model string, q *plan.Query, opts AnswerOptions, sink format.AnswerSink) (sql string, err error) {
+	var a *auditSink
 	if s.cfg.Audit != nil {
-		a := &auditSink{AnswerSink: sink, start: time.Now()}
+		a = &auditSink{AnswerSink: sink, start: time.Now()}
 		sink = a
 		defer func() { s.audit(ctx, model, q, a, err) }()
 	}
 	m, perr := s.lookupFor(ctx, model)
 	if perr != nil {
 		return "", perr
+	}
+	if a != nil {
+		// A refusal or an engine failure is the version's too.
+		a.version = m.art.Version
 	}
 	start := time.Now()
 	defer func() { s.metrics.observeQuery(m.art.Name, time.Since(start), err) }()
