@@ -28,7 +28,7 @@ func (e *env) manifestCmd() *cobra.Command {
 			"the plain document. Output goes to stdout, or atomically to -o OUT.\n\n" +
 			"Exit status: 0 written; 1 the document or governance file has problems; 2 usage.",
 		Example: "  ossiectl manifest model.yaml --name shop --namespace analytics --governance governance.yaml -o shop.sm.yaml\n" +
-			"  ossiectl validate shop.sm.yaml && kubectl apply -f shop.sm.yaml",
+			"  ossiectl validate shop.sm.yaml && kubectl apply --server-side -f shop.sm.yaml",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
@@ -84,7 +84,7 @@ func (e *env) manifestCmd() *cobra.Command {
 			if err := writeAtomic(output, out); err != nil {
 				return failf("%v", err)
 			}
-			fmt.Fprintf(e.stderr, "wrote %s (SemanticModel %s). Next: ossiectl validate %s && kubectl apply -f %s\n", output, name, output, output)
+			fmt.Fprintf(e.stderr, "wrote %s (SemanticModel %s). Next: ossiectl validate %s && kubectl apply --server-side -f %s\n", output, name, output, output)
 			return nil
 		},
 	}
