@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -293,14 +292,4 @@ func TestKubernetesMode(t *testing.T) {
 	if _, m := f.Get("/metrics"); !strings.Contains(m, "ossie_server_models_loaded 0") {
 		t.Errorf("models_loaded after delete:\n%s", grepLines(m, "ossie_server_models"))
 	}
-}
-
-func grepLines(s, substr string) string {
-	var out bytes.Buffer
-	for _, l := range strings.Split(s, "\n") {
-		if strings.Contains(l, substr) {
-			out.WriteString(l + "\n")
-		}
-	}
-	return out.String()
 }

@@ -46,11 +46,11 @@ type Options struct {
 // Auth authenticates API requests (Config.Auth). Build it with New;
 // safe for concurrent use.
 type Auth struct {
-	Tokens      *watchedFile[*tokenSet]
+	tokens      *watchedFile[*tokenSet]
 	proxySecret *watchedFile[*proxySecret]
 	anonymous   *Identity
 	log         *slog.Logger
-	Metrics     *authMetrics
+	metrics     *authMetrics
 }
 
 // New loads the configured files and watches them until ctx is done.
@@ -64,7 +64,7 @@ func New(ctx context.Context, opts Options) (*Auth, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &Auth{log: log, Metrics: NewAuthMetrics()}
+	a := &Auth{log: log, metrics: newAuthMetrics()}
 	if len(opts.AnonymousRoles) > 0 {
 		for _, r := range opts.AnonymousRoles {
 			if r == "" || r != strings.TrimSpace(r) || strings.Contains(r, ",") {
@@ -74,25 +74,25 @@ func New(ctx context.Context, opts Options) (*Auth, error) {
 		a.anonymous = &Identity{Name: MethodAnonymous, Roles: slices.Clone(opts.AnonymousRoles), Method: MethodAnonymous}
 	}
 	if opts.TokensFile != "" {
-		w, err := LoadWatchedFile(opts.TokensFile, "tokens", ParseTokens, log, a.Metrics)
+		w, err := loadWatchedFile(opts.TokensFile, "tokens", parseTokens, log, a.metrics)
 		if err != nil {
 			return nil, errors.New("auth: " + err.Error())
 		}
 		// Deleting the tokens file revokes every token (docs/server.md).
 		revoked := &tokenSet{}
 		w.onMissing = &revoked
-		a.Tokens = w
+		a.tokens = w
 	}
 	if opts.ProxySecretFile != "" {
-		w, err := LoadWatchedFile(opts.ProxySecretFile, "proxy_secret", parseProxySecret, log, a.Metrics)
+		w, err := loadWatchedFile(opts.ProxySecretFile, "proxy_secret", parseProxySecret, log, a.metrics)
 		if err != nil {
 			return nil, errors.New("auth: " + err.Error())
 		}
 		a.proxySecret = w
 	}
 	// Watch only once everything loaded: a failed start leaves no goroutine.
-	if a.Tokens != nil {
-		go a.Tokens.run(ctx, opts.ReloadInterval)
+	if a.tokens != nil {
+		go a.tokens.run(ctx, opts.ReloadInterval)
 	}
 	if a.proxySecret != nil {
 		go a.proxySecret.run(ctx, opts.ReloadInterval)
@@ -133,8 +133,8 @@ func (a *Auth) Authenticate(r *http.Request) (*Identity, *AuthError) {
 		if !ok {
 			return nil, &AuthError{failScheme, `the Authorization header must be one "Bearer <token>"`}
 		}
-		if a.Tokens != nil {
-			if id := a.Tokens.Get().Lookup(token); id != nil {
+		if a.tokens != nil {
+			if id := a.tokens.get().lookup(token); id != nil {
 				return id, nil
 			}
 		}
@@ -169,7 +169,7 @@ func (a *Auth) Require(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, fail := a.Authenticate(r)
 		if fail != nil {
-			a.Metrics.failures.WithLabelValues(fail.reason).Inc()
+			a.metrics.failures.WithLabelValues(fail.reason).Inc()
 			a.log.Info("unauthenticated request", "path", r.URL.Path, "reason", fail.reason)
 			w.Header().Set("WWW-Authenticate", challenge(fail.reason))
 			problem.WriteProblem(w, r, &problem.Error{Status: http.StatusUnauthorized, Code: compiler.CodeUnauthenticated, Title: "Unauthorized", Detail: fail.Detail})
@@ -196,8 +196,8 @@ func (a *Auth) AuthenticatePassword(password string) (*Identity, bool) {
 	if password == "" && a.anonymous != nil {
 		return a.anonymous, true
 	}
-	if password != "" && a.Tokens != nil {
-		if id := a.Tokens.Get().Lookup(password); id != nil {
+	if password != "" && a.tokens != nil {
+		if id := a.tokens.get().lookup(password); id != nil {
 			return id, true
 		}
 	}
@@ -205,7 +205,7 @@ func (a *Auth) AuthenticatePassword(password string) (*Identity, bool) {
 	if password == "" {
 		reason = failMissing
 	}
-	a.Metrics.failures.WithLabelValues(reason).Inc()
+	a.metrics.failures.WithLabelValues(reason).Inc()
 	a.log.Info("unauthenticated SQL connection", "reason", reason)
 	return nil, false
 }

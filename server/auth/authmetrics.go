@@ -12,16 +12,16 @@ import "github.com/prometheus/client_golang/prometheus"
 // No label ever carries a token, a secret, a caller name or a header value.
 type authMetrics struct {
 	failures *prometheus.CounterVec
-	Reloads  *prometheus.CounterVec
+	reloads  *prometheus.CounterVec
 }
 
-func NewAuthMetrics() *authMetrics {
+func newAuthMetrics() *authMetrics {
 	return &authMetrics{
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ossie_server_auth_failures_total",
 			Help: "API requests refused with 401, by reason.",
 		}, []string{"reason"}),
-		Reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ossie_server_auth_reloads_total",
 			Help: "Loads of a credentials file, by file and result (an error keeps the last good content).",
 		}, []string{"file", "result"}),
@@ -37,22 +37,22 @@ var (
 
 // Describe implements prometheus.Collector.
 func (a *Auth) Describe(ch chan<- *prometheus.Desc) {
-	a.Metrics.failures.Describe(ch)
-	a.Metrics.Reloads.Describe(ch)
+	a.metrics.failures.Describe(ch)
+	a.metrics.reloads.Describe(ch)
 	ch <- descAuthFileRefused
 	ch <- descAuthTokens
 }
 
 // Collect implements prometheus.Collector.
 func (a *Auth) Collect(ch chan<- prometheus.Metric) {
-	a.Metrics.failures.Collect(ch)
-	a.Metrics.Reloads.Collect(ch)
-	if a.Tokens != nil {
-		ch <- prometheus.MustNewConstMetric(descAuthTokens, prometheus.GaugeValue, float64(len(a.Tokens.Get().ids)))
-		ch <- prometheus.MustNewConstMetric(descAuthFileRefused, prometheus.GaugeValue, boolGauge(a.Tokens.Failed.Load()), a.Tokens.kind)
+	a.metrics.failures.Collect(ch)
+	a.metrics.reloads.Collect(ch)
+	if a.tokens != nil {
+		ch <- prometheus.MustNewConstMetric(descAuthTokens, prometheus.GaugeValue, float64(len(a.tokens.get().ids)))
+		ch <- prometheus.MustNewConstMetric(descAuthFileRefused, prometheus.GaugeValue, boolGauge(a.tokens.failed.Load()), a.tokens.kind)
 	}
 	if a.proxySecret != nil {
-		ch <- prometheus.MustNewConstMetric(descAuthFileRefused, prometheus.GaugeValue, boolGauge(a.proxySecret.Failed.Load()), a.proxySecret.kind)
+		ch <- prometheus.MustNewConstMetric(descAuthFileRefused, prometheus.GaugeValue, boolGauge(a.proxySecret.failed.Load()), a.proxySecret.kind)
 	}
 }
 

@@ -40,7 +40,7 @@ func parseProxySecret(data []byte) (*proxySecret, error) {
 // proxyIdentity checks the shared secret (in constant time, on digests so
 // the length does not leak either) and reads the identity headers.
 func (a *Auth) proxyIdentity(r *http.Request, secrets []string) (*Identity, *AuthError) {
-	want := a.proxySecret.Get()
+	want := a.proxySecret.get()
 	got := sha256.Sum256([]byte(secrets[0]))
 	if len(secrets) != 1 || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 		return nil, &AuthError{failProxySecret, "the proxy credentials are not valid"}

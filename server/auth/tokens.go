@@ -58,12 +58,12 @@ type tokenSet struct {
 // it (docs/governance.md: an identifier) and `{{ caller.NAME }}` reads it.
 var attrName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
-// ParseTokens reads a token file. Errors name entries by index and name,
+// parseTokens reads a token file. Errors name entries by index and name,
 // never by token, so they are safe to log.
 //
 // A file over the limits of a model document (compiler.CheckDocument:
 // OSS1020, OSS1021) is refused, with its line, before it is decoded.
-func ParseTokens(data []byte) (*tokenSet, error) {
+func parseTokens(data []byte) (*tokenSet, error) {
 	if p := compiler.CheckDocument(data); p != nil {
 		return nil, fmt.Errorf("token file: %d:%d: %s %s", p.Line, p.Column, p.Code, p.Message)
 	}
@@ -191,10 +191,10 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// Lookup returns the identity of token, or nil. It compares the token's
+// lookup returns the identity of token, or nil. It compares the token's
 // digest with every entry in constant time and never stops early, so the
 // time taken says nothing about which entry, or how much of one, matched.
-func (s *tokenSet) Lookup(token string) *Identity {
+func (s *tokenSet) lookup(token string) *Identity {
 	d := sha256.Sum256([]byte(token))
 	found := -1
 	for i := range s.digests {

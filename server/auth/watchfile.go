@@ -45,12 +45,12 @@ type watchedFile[T any] struct {
 
 	mu     sync.Mutex
 	digest [sha256.Size]byte // of the content last tried, good or bad
-	Failed atomic.Bool       // the newest content was refused
+	failed atomic.Bool       // the newest content was refused
 }
 
-// LoadWatchedFile reads and parses path once; a missing or broken file is
+// loadWatchedFile reads and parses path once; a missing or broken file is
 // an error (start-up must not serve without the credentials it was given).
-func LoadWatchedFile[T any](path, kind string, parse func([]byte) (T, error), log *slog.Logger, m *authMetrics) (*watchedFile[T], error) {
+func loadWatchedFile[T any](path, kind string, parse func([]byte) (T, error), log *slog.Logger, m *authMetrics) (*watchedFile[T], error) {
 	w := &watchedFile[T]{path: path, kind: kind, parse: parse, log: log, m: m}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -62,16 +62,16 @@ func LoadWatchedFile[T any](path, kind string, parse func([]byte) (T, error), lo
 	}
 	w.cur.Store(&v)
 	w.digest = sha256.Sum256(data)
-	m.Reloads.WithLabelValues(kind, "ok").Inc()
+	m.reloads.WithLabelValues(kind, "ok").Inc()
 	return w, nil
 }
 
-// Get returns the last good value.
-func (w *watchedFile[T]) Get() T { return *w.cur.Load() }
+// get returns the last good value.
+func (w *watchedFile[T]) get() T { return *w.cur.Load() }
 
-// Reload re-reads the file; unchanged content is a no-op. It reports
+// reload re-reads the file; unchanged content is a no-op. It reports
 // whether a new value was installed.
-func (w *watchedFile[T]) Reload() bool {
+func (w *watchedFile[T]) reload() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	data, err := os.ReadFile(w.path)
@@ -81,8 +81,8 @@ func (w *watchedFile[T]) Reload() bool {
 		// file was deleted on purpose.
 		if w.cur.Load() != w.onMissing {
 			w.cur.Store(w.onMissing)
-			w.Failed.Store(true)
-			w.m.Reloads.WithLabelValues(w.kind, "error").Inc()
+			w.failed.Store(true)
+			w.m.reloads.WithLabelValues(w.kind, "error").Inc()
 			w.log.Error("credentials file deleted: every credential it held is revoked until it is back", "file", w.kind, "path", w.path)
 		}
 		w.digest = [sha256.Size]byte{}
@@ -90,8 +90,8 @@ func (w *watchedFile[T]) Reload() bool {
 	}
 	if err != nil {
 		// A missing file mid-swap reads again at the next event or poll.
-		if !w.Failed.Swap(true) {
-			w.m.Reloads.WithLabelValues(w.kind, "error").Inc()
+		if !w.failed.Swap(true) {
+			w.m.reloads.WithLabelValues(w.kind, "error").Inc()
 			w.log.Error("cannot read credentials file; keeping the last good one", "file", w.kind, "path", w.path, "error", err)
 		}
 		w.digest = [sha256.Size]byte{}
@@ -104,14 +104,14 @@ func (w *watchedFile[T]) Reload() bool {
 	w.digest = d
 	v, err := w.parse(data)
 	if err != nil {
-		w.Failed.Store(true)
-		w.m.Reloads.WithLabelValues(w.kind, "error").Inc()
+		w.failed.Store(true)
+		w.m.reloads.WithLabelValues(w.kind, "error").Inc()
 		w.log.Error("refused a changed credentials file; keeping the last good one", "file", w.kind, "path", w.path, "error", err)
 		return false
 	}
 	w.cur.Store(&v)
-	w.Failed.Store(false)
-	w.m.Reloads.WithLabelValues(w.kind, "ok").Inc()
+	w.failed.Store(false)
+	w.m.reloads.WithLabelValues(w.kind, "ok").Inc()
 	w.log.Info("reloaded credentials file", "file", w.kind, "path", w.path)
 	return true
 }
@@ -119,7 +119,7 @@ func (w *watchedFile[T]) Reload() bool {
 // run reloads on directory events and every interval until ctx is done.
 // Without a working watcher (no inotify) it polls only.
 func (w *watchedFile[T]) run(ctx context.Context, interval time.Duration) {
-	WatchDirs(ctx, []string{filepath.Dir(w.path)}, interval, w.log.With("file", w.kind), func() { w.Reload() })
+	WatchDirs(ctx, []string{filepath.Dir(w.path)}, interval, w.log.With("file", w.kind), func() { w.reload() })
 }
 
 // WatchDirs calls reload after file-system events in dirs settle
