@@ -108,6 +108,11 @@ func (w *world) ask(ctx context.Context, c *soakCase, ep, token string, limit in
 		}
 		return outcome{class: "answer"}
 	}
+	if ep == epMCP && ossCode.FindString(o.Text) == "" && strings.Contains(o.Text, "Unauthorized") {
+		// A 401 on a later request of the session reaches the tool's
+		// error text, still without the problem's code.
+		return outcome{class: "refused", key: "401 OSS5005", token: token, detail: fmt.Sprintf("%s %s: %s", ep, c.Name, o.Text)}
+	}
 	if ep == epMCP && ossCode.FindString(o.Text) == "" && strings.Contains(o.Text, "rejected by transport") {
 		// The MCP client's HTTP request failed: no answer came back.
 		return outcome{class: "unreachable", key: "unreachable", detail: fmt.Sprintf("%s %s: %s", ep, c.Name, o.Text)}
