@@ -40,17 +40,13 @@ type auditFilter struct {
 }
 
 // auditSink passes an answer through and keeps what the audit line
-// reports: the version answered and the row count and truncation.
+// reports: the version asked (set by stream once the model is found) and
+// the row count and truncation.
 type auditSink struct {
 	format.AnswerSink
 	start   time.Time
 	version string
 	tail    format.AnswerTail
-}
-
-func (a *auditSink) Begin(h *format.AnswerHead) error {
-	a.version = h.ModelVersion
-	return a.AnswerSink.Begin(h)
 }
 
 func (a *auditSink) End(t *format.AnswerTail) error {

@@ -42,6 +42,10 @@ func loadErrorReason(err error) string {
 	return LoadErrorBind
 }
 
+// msgNotBound is the log line of a source whose served models do not bind
+// (SetDrift, SetDrifted).
+const msgNotBound = "the serving models do not bind to the engine; not ready until they do"
+
 // SetDrift records why the models source key serves do not bind to the
 // engine ("" when they do), shown in /readyz as models.NAME.drift; the
 // server is not ready while any is set. A new version of the source
@@ -55,7 +59,7 @@ func (s *Store) SetDrift(key, drift string) {
 		return
 	}
 	if drift != "" {
-		s.log.Warn("the serving models do not bind to the engine; not ready until they do", "source", key, "drift", drift)
+		s.log.Warn(msgNotBound, "source", key, "drift", drift)
 	} else if st.drift != "" {
 		s.log.Info("the serving models bind to the engine again", "source", key)
 	}

@@ -178,7 +178,7 @@ func (s *Store) SetDrifted(src Source, arts []*compiler.Artifact, drift string) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if drift != "" {
-		s.log.Warn("the serving models do not bind to the engine; not ready until they do", "source", src.Key, "drift", drift)
+		s.log.Warn(msgNotBound, "source", src.Key, "drift", drift)
 	}
 	s.sources[src.Key] = &sourceState{src: src, version: compiler.BundleVersion(arts), models: ms, drift: drift}
 	s.changed()
