@@ -25,7 +25,36 @@ func readYAMLNode(data []byte) (*yaml.Node, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		return nil, fmt.Errorf("want one document")
 	}
-	return expandAliases(doc.Content[0]), nil
+	root := doc.Content[0]
+	if !hasAlias(root) {
+		dropAnchors(root)
+		return root, nil
+	}
+	return expandAliases(root), nil
+}
+
+// hasAlias reports whether any node under n is an alias; without one the
+// tree is written as it is, and copying it (expandAliases) would only
+// double the memory of a large document.
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropAnchors clears every anchor under n in place: with no alias reading
+// them they say nothing, and blockYAML does not write them.
+func dropAnchors(n *yaml.Node) {
+	n.Anchor = ""
+	for _, c := range n.Content {
+		dropAnchors(c)
+	}
 }
 
 // expandAliases returns n with every alias replaced by a copy of its anchor's

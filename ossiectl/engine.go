@@ -47,36 +47,52 @@ func (f *engineFlags) registerResources(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.resources.Threads, "engine-threads", 0, connect.ThreadsUsage)
 }
 
-// open opens the selected engine. DuckDB opens dbPath, loads the files
-// and is then sandboxed to --allow-read (openDuckDB); the networked
-// engines take no --duckdb, --load or --allow-read and use the compile
-// defaults as their session catalog and schema.
-func (f *engineFlags) open(ctx context.Context, dbPath string, loads []tableLoad, opts compiler.CompileOptions) (engine.Engine, error) {
+// options are the connect.Options the flags select.
+func (f *engineFlags) options(dbPath string, opts compiler.CompileOptions) connect.Options {
 	var res duckdb.Resources
 	if f.resources != nil {
 		res = *f.resources
 	}
-	o := connect.Options{Engine: f.engine, DuckDBPath: dbPath, DSNEnv: f.dsnEnv, DSNFile: f.dsnFile,
+	return connect.Options{Engine: f.engine, DuckDBPath: dbPath, DSNEnv: f.dsnEnv, DSNFile: f.dsnFile,
 		PasswordFile: f.passwordFile, Catalog: opts.DefaultCatalog, Schema: opts.DefaultSchema, AllowRead: f.allowRead,
 		Resources: res}
-	if err := o.Check(); err != nil {
-		return nil, usagef("%v", err)
+}
+
+// embedded reports whether the flags select the embedded DuckDB.
+func (f *engineFlags) embedded() bool {
+	return (f.engine == "" || f.engine == connect.DuckDB) && f.dsnEnv == "" && f.dsnFile == ""
+}
+
+// check refuses a contradictory or incomplete engine command line (a
+// usage error, exit 2) before anything is opened or logged.
+func (f *engineFlags) check(dbPath string, loads []tableLoad, opts compiler.CompileOptions) error {
+	if err := f.options(dbPath, opts).Check(); err != nil {
+		return usagef("%v", err)
 	}
 	if err := checkDSNEnv(f.dsnEnv); err != nil {
+		return err
+	}
+	if len(loads) > 0 && !f.embedded() {
+		return usagef("--load needs the embedded DuckDB (--engine duckdb with --duckdb or no database)")
+	}
+	return nil
+}
+
+// open opens the selected engine after check. DuckDB opens dbPath, loads
+// the files and is then sandboxed to --allow-read (openDuckDB); the
+// networked engines take no --duckdb, --load or --allow-read and use the
+// compile defaults as their session catalog and schema.
+func (f *engineFlags) open(ctx context.Context, dbPath string, loads []tableLoad, opts compiler.CompileOptions) (engine.Engine, error) {
+	if err := f.check(dbPath, loads, opts); err != nil {
 		return nil, err
 	}
-	if f.engine == "" || f.engine == connect.DuckDB {
-		if f.dsnEnv == "" && f.dsnFile == "" {
-			return openDuckDB(ctx, dbPath, loads, f.allowRead, f.resources)
-		}
-	}
-	if len(loads) > 0 {
-		return nil, usagef("--load needs the embedded DuckDB (--engine duckdb with --duckdb or no database)")
+	if f.embedded() {
+		return openDuckDB(ctx, dbPath, loads, f.allowRead, f.resources)
 	}
 	if err := preflight(ctx, f.engine, f.dsnEnv, f.dsnFile); err != nil {
 		return nil, err
 	}
-	eng, err := connect.Open(ctx, o)
+	eng, err := connect.Open(ctx, f.options(dbPath, opts))
 	if err != nil {
 		return nil, engineOpenError(err, "check "+dsnWhere(f.dsnEnv, f.dsnFile))
 	}

@@ -51,18 +51,28 @@ func (l *localServerFlags) register(cmd *cobra.Command) {
 	l.ef.registerResources(cmd)
 }
 
+// check refuses a wrong command line (a usage error, exit 2) before
+// anything is opened or logged, and returns the --load tables.
+func (l *localServerFlags) check() ([]tableLoad, error) {
+	if len(l.models) == 0 {
+		return nil, usagef("needs --models FILE")
+	}
+	if err := l.limits.Check(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	tables, err := parseLoads(l.loads)
+	if err != nil {
+		return nil, err
+	}
+	return tables, l.ef.check(l.dbPath, tables, l.opts)
+}
+
 // open compiles the model files (printing every problem), opens the
 // engine and builds the server with cfg's other settings; the server
 // reloads the files when they change and on SIGHUP until ctx is done.
 // The caller closes the engine.
 func (l *localServerFlags) open(ctx context.Context, e *env, log *slog.Logger, cfg server.Config) (*server.Server, engine.Engine, error) {
-	if len(l.models) == 0 {
-		return nil, nil, usagef("needs --models FILE")
-	}
-	if err := l.limits.Check(); err != nil {
-		return nil, nil, usagef("%v", err)
-	}
-	tables, err := parseLoads(l.loads)
+	tables, err := l.check()
 	if err != nil {
 		return nil, nil, err
 	}

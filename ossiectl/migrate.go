@@ -2,6 +2,7 @@ package ossiectl
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -322,6 +323,7 @@ func (e migrationEdits) make(t *yamlText, doc compiler.Node, to string) error {
 // accept them at 0.1.1, and migrate agrees with them rather than asking a
 // human; only another tool that reads strict 0.1.1 might refuse them.
 func downgradeTo011(doc compiler.Node, prefix string) (notes []string, sources []tableSource) {
+	kept := map[string][]string{} // dialect → paths of the entries keeping it
 	models, _, _ := doc.Get("semantic_model")
 	for i, model := range models.Items() {
 		mpath := fmt.Sprintf("%ssemantic_model[%d]", prefix, i)
@@ -341,30 +343,48 @@ func downgradeTo011(doc compiler.Node, prefix string) (notes []string, sources [
 			fields, _, _ := dataset.Get("fields")
 			for k, field := range fields.Items() {
 				expr, _, _ := field.Get("expression")
-				notes = append(notes, dialectsTo011(expr, fmt.Sprintf("%s.fields[%d].expression", dpath, k))...)
+				dialectsTo011(expr, fmt.Sprintf("%s.fields[%d].expression", dpath, k), kept)
 			}
 		}
 		metrics, _, _ := model.Get("metrics")
 		for k, metric := range metrics.Items() {
 			expr, _, _ := metric.Get("expression")
-			notes = append(notes, dialectsTo011(expr, fmt.Sprintf("%s.metrics[%d].expression", mpath, k))...)
+			dialectsTo011(expr, fmt.Sprintf("%s.metrics[%d].expression", mpath, k), kept)
 		}
+	}
+	for _, d := range slices.Sorted(maps.Keys(kept)) {
+		notes = append(notes, keptDialectNote(d, kept[d]))
 	}
 	return notes, sources
 }
 
-// dialectsTo011 notes the expression entries whose dialect the upstream
-// 0.1.1 schema lacks (they are kept).
-func dialectsTo011(expr compiler.Node, path string) []string {
-	var notes []string
+// dialectsTo011 adds to kept, by dialect, the paths of the expression
+// entries whose dialect the upstream 0.1.1 schema lacks (they are kept).
+func dialectsTo011(expr compiler.Node, path string, kept map[string][]string) {
 	dialects, _, _ := expr.Get("dialects")
 	for i, entry := range dialects.Items() {
 		d, _, _ := entry.Get("dialect")
-		if !slices.Contains(dialects011, ossie.Dialect(textOf(d))) {
-			notes = append(notes, path+".dialects["+strconv.Itoa(i)+"].dialect: kept "+textOf(d)+" (ossie reads it at 0.1.1; the upstream 0.1.1 schema lists only "+dialectList011()+", so for a strict 0.1.1 reader rewrite it as ANSI_SQL)")
+		if name := textOf(d); !slices.Contains(dialects011, ossie.Dialect(name)) {
+			kept[name] = append(kept[name], path+".dialects["+strconv.Itoa(i)+"].dialect")
 		}
 	}
-	return notes
+}
+
+// keptDialectNote is one note for every entry keeping dialect d: a model
+// written in OSSIE_SQL_2026 has it on most expressions, and a note each
+// would bury the notes that matter. It names the first path, and up to
+// three more.
+func keptDialectNote(d string, paths []string) string {
+	what := "kept " + d
+	if more := paths[1:]; len(more) > 0 {
+		shown := more[:min(3, len(more))]
+		what += fmt.Sprintf(", as in %d more expressions (%s", len(more), strings.Join(shown, ", "))
+		if len(more) > len(shown) {
+			what += ", …"
+		}
+		what += ")"
+	}
+	return paths[0] + ": " + what + " (ossie reads it at 0.1.1; the upstream 0.1.1 schema lists only " + dialectList011() + ", so for a strict 0.1.1 reader rewrite it as ANSI_SQL)"
 }
 
 func dialectList011() string {

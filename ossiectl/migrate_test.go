@@ -208,3 +208,26 @@ func TestMigrateListsFirstProblems(t *testing.T) {
 		t.Errorf("exit %d, %d lines\n%s", code, n, errs)
 	}
 }
+
+// TestMigrateKeptDialectOneNote: a model written in OSSIE_SQL_2026 keeps
+// it on every expression; migrate says so once, with the count and the
+// first places, not once per expression.
+func TestMigrateKeptDialectOneNote(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: \"0.2.0.dev0\"\nsemantic_model:\n  - name: m\n    datasets:\n      - name: d\n        source: t\n        fields:\n")
+	for i := range 6 {
+		fmt.Fprintf(&b, "          - name: f%d\n            expression: {dialects: [{dialect: OSSIE_SQL_2026, expression: c%d}]}\n", i, i)
+	}
+	f := writeTemp(t, "sql2026.yaml", b.String())
+	code, out, errs := run(t, "", "migrate", "--to", "0.1.1", f)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if n := strings.Count(errs, ": note: "); n != 1 {
+		t.Errorf("%d notes, want 1:\n%s", n, errs)
+	}
+	want := f + ": note: semantic_model[0].datasets[0].fields[0].expression.dialects[0].dialect: kept OSSIE_SQL_2026, as in 5 more expressions (semantic_model[0].datasets[0].fields[1].expression.dialects[0].dialect, semantic_model[0].datasets[0].fields[2].expression.dialects[0].dialect, semantic_model[0].datasets[0].fields[3].expression.dialects[0].dialect, …)"
+	if !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+}

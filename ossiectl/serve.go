@@ -39,6 +39,9 @@ func (e *env) serveCmd() *cobra.Command {
 			if len(local.models) == 0 {
 				return usagef("serve needs --models FILE")
 			}
+			if _, err := local.check(); err != nil {
+				return err
+			}
 			if err := authf.Check(addr); err != nil {
 				return usagef("%v", err)
 			}
