@@ -76,8 +76,9 @@ func (t *MetricType) CountsConversions() bool {
 }
 
 // Fields lists the fields "dataset.field" the type's parameters read
-// (along, per, and a conversion's entity and time fields), which
-// governance treats as read by the metric like those of its expression.
+// (along, per, a conversion's entity and time fields and those its
+// to_filter reads), which governance treats as read by the metric like
+// those of its expression.
 func (t *MetricType) Fields() []string {
 	if t == nil {
 		return nil
@@ -87,6 +88,30 @@ func (t *MetricType) Fields() []string {
 		if f != "" {
 			out = append(out, f)
 		}
+	}
+	return append(out, t.toFilterFields()...)
+}
+
+// toFilterFields are the fields "dataset.field" a conversion's to_filter
+// reads; a bare name is a field of event B's dataset (checkToFilter).
+// A to_filter that does not parse reads nothing here: validation refused
+// it (OSS2045), so no artifact carries one.
+func (t *MetricType) toFilterFields() []string {
+	if t.ToFilter == "" {
+		return nil
+	}
+	node, errs := expr.Parse(t.ToFilter)
+	if len(errs) > 0 || node == nil {
+		return nil
+	}
+	toDS, _, _ := strings.Cut(t.ToEntity, ".")
+	var out []string
+	for _, r := range expr.Refs(node) {
+		q := r.Qualifier
+		if q == "" {
+			q = toDS
+		}
+		out = append(out, q+"."+r.Name)
 	}
 	return out
 }

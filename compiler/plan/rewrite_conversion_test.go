@@ -55,3 +55,32 @@ func TestConversionCount(t *testing.T) {
 		}
 	}
 }
+
+// A conversion's to_filter reads its fields as the metric's expression
+// does: a role that may not read p.amount, or sees it hashed, does not get
+// a metric whose meaning depends on it (buyers, and non_buyers over it).
+func TestConversionToFilterIsGoverned(t *testing.T) {
+	gov := `roles:
+  - name: hashed
+    masks: [{field: p.amount, mask: hash}]
+  - name: denied
+    fields: {deny: [p.amount]}
+`
+	arts, probs := compiler.LoadGoverned([]byte(strings.Replace(convModel, `"p.amount >= 20"`, `"amount >= 20"`, 1)), []byte(gov), compiler.CompileOptions{})
+	arts2, probs2 := compiler.LoadGoverned([]byte(convModel), []byte(gov), compiler.CompileOptions{})
+	if probs.HasErrors() || probs2.HasErrors() {
+		t.Fatal(probs, probs2)
+	}
+	for _, a := range []*compiler.Artifact{arts[0], arts2[0]} {
+		p, err := New(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, role := range []string{"hashed", "denied"} {
+			v := p.Visible(&Caller{Roles: []string{role}})
+			if v.Metric("buyers") || v.Metric("non_buyers") || !v.Metric("users") {
+				t.Errorf("%s: role %s sees users %v, buyers %v, non_buyers %v", a.Metrics[1].Type.ToFilter, role, v.Metric("users"), v.Metric("buyers"), v.Metric("non_buyers"))
+			}
+		}
+	}
+}
