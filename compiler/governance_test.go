@@ -190,3 +190,46 @@ semantic_model:
 		t.Errorf("unknown dataset: %v", probs)
 	}
 }
+
+// A row filter reading a dataset its own reaches by several many-to-one
+// paths is refused: which related row applies (the buyer's region or the
+// seller's) is not the filter's to choose, and picking one silently would
+// narrow rows by the wrong customer. One path stays allowed.
+func TestRowFilterAcrossParallelPathsRefused(t *testing.T) {
+	col := func(n string) string {
+		return "{name: " + n + ", expression: {dialects: [{dialect: ANSI_SQL, expression: " + n + "}]}}"
+	}
+	doc := `version: "0.2.0.dev0"
+semantic_model:
+  - name: m
+    datasets:
+      - {name: lines, source: lines, primary_key: [id], fields: [` + col("id") + `, ` + col("order_id") + `]}
+      - {name: orders, source: orders, primary_key: [id], fields: [` + col("id") + `, ` + col("buyer_id") + `, ` + col("seller_id") + `, ` + col("shop_id") + `]}
+      - {name: customers, source: customers, primary_key: [id], fields: [` + col("id") + `, ` + col("region") + `]}
+      - {name: shops, source: shops, primary_key: [id], fields: [` + col("id") + `, ` + col("region") + `]}
+    relationships:
+      - {name: line_order, from: lines, to: orders, from_columns: [order_id], to_columns: [id]}
+      - {name: order_buyer, from: orders, to: customers, from_columns: [buyer_id], to_columns: [id]}
+      - {name: order_seller, from: orders, to: customers, from_columns: [seller_id], to_columns: [id]}
+      - {name: order_shop, from: orders, to: shops, from_columns: [shop_id], to_columns: [id]}
+`
+	gov := `roles:
+  - name: r
+    row_filters:
+      - {dataset: orders, expression: "customers.region = 'EU'"}
+      - {dataset: lines, expression: "customers.region = 'EU'"}
+      - {dataset: lines, expression: "shops.region = 'EU'"}
+`
+	_, probs := LoadGoverned([]byte(doc), []byte(gov), CompileOptions{})
+	var got []string
+	for _, p := range probs {
+		if p.Code == CodeBadRowFilter {
+			got = append(got, p.Path+": "+p.Message)
+		}
+	}
+	if len(got) != 2 || !strings.Contains(got[0], "row_filters[0]") || !strings.Contains(got[1], "row_filters[1]") ||
+		!strings.Contains(got[0], "several many-to-one paths (order_buyer; order_seller, ...)") ||
+		!strings.Contains(got[1], "(line_order then order_buyer; line_order then order_seller, ...)") {
+		t.Errorf("want the two filters reading customers refused, naming both paths; got %d problems:\n%s\nall: %v", len(got), strings.Join(got, "\n"), probs)
+	}
+}

@@ -162,6 +162,47 @@ func (mc *modelCheck) manyToOneFrom(ds string) []string {
 	return out
 }
 
+// toOnePaths lists up to limit paths (relationship names) from dataset
+// from to dataset to following relationships from their many side to
+// their one side, none visiting a dataset twice. The search stops after
+// maxPathSteps relationships tried (a model needing more is read as
+// having the paths found by then).
+func (mc *modelCheck) toOnePaths(from, to string, limit int) [][]string {
+	const maxPathSteps = 100000
+	steps := 0
+	var out [][]string
+	var path []string
+	onPath := map[string]bool{from: true}
+	var walk func(cur string)
+	walk = func(cur string) {
+		for _, r := range mc.m.Relationships {
+			if steps++; len(out) >= limit || steps > maxPathSteps || r.From != cur || onPath[r.To] {
+				continue
+			}
+			path = append(path, r.Name)
+			if r.To == to {
+				out = append(out, slices.Clone(path))
+			} else {
+				onPath[r.To] = true
+				walk(r.To)
+				delete(onPath, r.To)
+			}
+			path = path[:len(path)-1]
+		}
+	}
+	walk(from)
+	return out
+}
+
+// pathsText writes paths as "a then b; c".
+func pathsText(paths [][]string) string {
+	parts := make([]string, len(paths))
+	for i, p := range paths {
+		parts[i] = strings.Join(p, " then ")
+	}
+	return strings.Join(parts, "; ")
+}
+
 // checkAccess validates the patterns of one access list.
 func (gc *govCheck) checkAccess(base, what string, a *Access, members []string) {
 	if a == nil {
@@ -261,6 +302,14 @@ func (gc *govCheck) rowFilter(mc *modelCheck, p string, rf ossie.RowFilter) (Art
 			// row of rf.Dataset, so the filter stays a condition on one row.
 			od, _ := mc.datasets.find(r.Qualifier, r.Quoted)
 			other := mc.m.Datasets[od].Name
+			if paths := mc.toOnePaths(rf.Dataset, other, 2); len(paths) > 1 {
+				// The filter would narrow by whichever path the join tree
+				// happens to take; a query asks for a via instead (OSS4011),
+				// but a row filter has no way to name one.
+				gc.errorf(CodeBadRowFilter, ep, "a row filter of dataset %s reads %s.%s, and %s reaches %s by several many-to-one paths (%s, ...): which %s row applies is ambiguous; filter on a field of %s (the key that relationship joins on) or of a dataset it reaches by one path",
+					rf.Dataset, other, r.Name, rf.Dataset, other, pathsText(paths), other, rf.Dataset)
+				break
+			}
 			if i, found := mc.fields[od].find(r.Name, r.Quoted); found {
 				return expr.Ref{Qualifier: other, Name: mc.m.Datasets[od].Fields[i].Name, Quoted: true}
 			}
