@@ -395,20 +395,19 @@ func cumulativeParams(m *Metric) (map[string]any, error) {
 
 // conversion maps a conversion metric whose base and conversion measures
 // both count the distinct values of the entity (the case where dbt's
-// conversions / opportunities is Ossie's share of entities that convert).
+// conversions / opportunities is Ossie's share of entities that convert;
+// calculation: conversions is their count), the conversion measure's
+// filter becoming the to_filter.
 func (im *importer) conversion(m *Metric) (string, map[string]any, error) {
 	c := m.Conversion
 	if c == nil {
 		return "", nil, fmt.Errorf("a conversion metric needs type_params.conversion_type_params")
 	}
-	if c.Calculation != "" && c.Calculation != "conversion_rate" {
-		return "", nil, fmt.Errorf("calculation %q has no Ossie equivalent (Ossie conversion metrics are rates)", c.Calculation)
+	if c.Calculation != "" && c.Calculation != "conversion_rate" && c.Calculation != "conversions" {
+		return "", nil, fmt.Errorf("calculation %q is not conversion_rate or conversions", c.Calculation)
 	}
 	if c.ConstantProperties > 0 {
 		return "", nil, fmt.Errorf("constant_properties have no Ossie equivalent")
-	}
-	if len(c.Conversion.Filter) > 0 {
-		return "", nil, fmt.Errorf("a filter on the conversion measure %s has no Ossie equivalent", c.Conversion.Name)
 	}
 	base, err := im.inputMeasure(&c.Base)
 	if err != nil {
@@ -444,8 +443,22 @@ func (im *importer) conversion(m *Metric) (string, map[string]any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return expr, map[string]any{"type": "conversion",
+	params := map[string]any{"type": "conversion",
 		"entity": base.model.name + "." + bf, "at": base.model.name + "." + atDim.field,
 		"to_entity": conv.model.name + "." + cf, "to_at": conv.model.name + "." + toDim.field,
-		"count": count, "unit": unit}, nil
+		"count": count, "unit": unit}
+	if c.Calculation == "conversions" {
+		params["calculation"] = "conversions"
+	}
+	// The conversion measure's filter decides which B rows count: Ossie's
+	// to_filter (its fields must be of B's dataset; validation says so,
+	// OSS2045, and the metric is then listed as unmapped).
+	if len(c.Conversion.Filter) > 0 {
+		toFilter, err := im.translateFilter(c.Conversion.Filter, conv.model, toAt)
+		if err != nil {
+			return "", nil, fmt.Errorf("conversion_measure: %v", err)
+		}
+		params["to_filter"] = toFilter
+	}
+	return expr, params, nil
 }
