@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,19 +20,23 @@ import (
 // the SQL entry point of the differential test (test/differential): a
 // case's query JSON, sent as SQLFor's statement after `SET TIME ZONE`
 // (when timeZone is not ""), must give the answer the HTTP API gives.
-// Queries with no SQL form (week_start, via, compare_date_range,
-// through, relative date ranges) are an error.
+// Queries with no SQL form (week_start, compare_date_range, through,
+// relative date ranges) are an error; a via is its column
+// (`dataset_field@via`).
 func SQLFor(d *server.ModelDetail, q *plan.Query) (sql, timeZone string, err error) {
 	t := newTable(d.Name, d)
-	col := func(member string) (string, error) {
+	col := func(member, via string) (string, error) {
+		if via != "" {
+			member += "@" + via
+		}
 		i, ok := t.byMember[member]
 		if !ok {
 			return "", fmt.Errorf("%q is not a column of %s", member, d.Name)
 		}
 		return quoteIdent(t.Columns[i].Name), nil
 	}
-	expr := func(member, grain string) (string, error) {
-		c, err := col(member)
+	expr := func(member, grain, via string) (string, error) {
+		c, err := col(member, via)
 		if err != nil || grain == "" {
 			return c, err
 		}
@@ -44,18 +49,18 @@ func SQLFor(d *server.ModelDetail, q *plan.Query) (sql, timeZone string, err err
 	}
 	var sel, group []string
 	for i, dm := range q.Dimensions {
-		if dm.WeekStart != "" || dm.Via != "" || dm.CompareDateRange != nil {
-			return "", "", fmt.Errorf("dimensions[%d]: week_start, via and compare_date_range have no SQL form", i)
+		if dm.WeekStart != "" || dm.CompareDateRange != nil {
+			return "", "", fmt.Errorf("dimensions[%d]: week_start and compare_date_range have no SQL form", i)
 		}
-		e, err := expr(dm.Field, dm.Grain)
+		e, err := expr(dm.Field, dm.Grain, dm.Via)
 		if err != nil {
 			return "", "", err
 		}
-		sel = append(sel, e+" AS "+quoteIdent(dm.Name()))
+		sel = append(sel, e+" AS "+quoteIdent(answerName(dm)))
 		group = append(group, strconv.Itoa(len(sel)))
 	}
 	for _, m := range q.Metrics {
-		c, err := col(m)
+		c, err := col(m, "")
 		if err != nil {
 			return "", "", err
 		}
@@ -63,14 +68,11 @@ func SQLFor(d *server.ModelDetail, q *plan.Query) (sql, timeZone string, err err
 	}
 	var where, having []string
 	for i, f := range q.Filters {
-		if f.Via != "" {
-			return "", "", fmt.Errorf("filters[%d]: via has no SQL form", i)
-		}
 		member := f.Field
 		if f.Metric != "" {
 			member = f.Metric
 		}
-		lhs, err := expr(member, f.Grain)
+		lhs, err := expr(member, f.Grain, f.Via)
 		if err != nil {
 			return "", "", err
 		}
@@ -102,14 +104,11 @@ func SQLFor(d *server.ModelDetail, q *plan.Query) (sql, timeZone string, err err
 	}
 	var order []string
 	for _, o := range q.OrderBy {
-		k := o.Key
-		e := ""
-		for i, dm := range q.Dimensions {
-			if dm.Name() == k || (dm.Field == k && e == "") {
-				e = strconv.Itoa(i + 1)
-			}
+		e, err := orderPosition(q.Dimensions, o.Key)
+		if err != nil {
+			return "", "", err
 		}
-		if e == "" {
+		if k := o.Key; e == "" {
 			i, ok := t.byMember[k]
 			if !ok || !t.Columns[i].Metric {
 				return "", "", fmt.Errorf("order_by %q is neither a metric nor a selected dimension", k)
@@ -131,6 +130,45 @@ func SQLFor(d *server.ModelDetail, q *plan.Query) (sql, timeZone string, err err
 		b.WriteString(" OFFSET " + strconv.Itoa(q.Offset))
 	}
 	return b.String(), q.Timezone, nil
+}
+
+// answerName is the planner's column name of dm: its Name, and "@via"
+// for a dimension along a chosen path.
+func answerName(dm plan.Dimension) string {
+	if dm.Via != "" {
+		return dm.Name() + "@" + dm.Via
+	}
+	return dm.Name()
+}
+
+// orderPosition is the SELECT position of the dimension an order_by key
+// names, as the planner reads it (compiler/plan orderDim): the answer
+// column's name, else the first dimension of that field, else of that
+// field and via; "" when none. A bare field selected along two paths is
+// ambiguous, which the planner refuses: then an error, as the key has no
+// one SQL form.
+func orderPosition(dims []plan.Dimension, key string) (string, error) {
+	for i, dm := range dims {
+		if answerName(dm) == key {
+			return strconv.Itoa(i + 1), nil
+		}
+	}
+	pos := ""
+	var vias []string
+	for i, dm := range dims {
+		if dm.Field == key || (dm.Via != "" && dm.Field+"@"+dm.Via == key) {
+			if pos == "" {
+				pos = strconv.Itoa(i + 1)
+			}
+			if !slices.Contains(vias, dm.Via) {
+				vias = append(vias, dm.Via)
+			}
+		}
+	}
+	if len(vias) > 1 {
+		return "", fmt.Errorf("order_by %q names a field selected along several paths", key)
+	}
+	return pos, nil
 }
 
 func predicate(lhs string, f plan.Filter) (string, error) {

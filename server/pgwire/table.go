@@ -22,6 +22,9 @@ type column struct {
 	Name string
 	// Member is the query member: `dataset.field` or the metric name.
 	Member string
+	// Via is the relationship whose join path the dimension is read
+	// along ("" for the model's one path, or the path the metrics pin).
+	Via    string
 	Metric bool
 	// Datatype is the Ossie datatype of the values (String for a masked
 	// field); IsTime lets DATE_TRUNC apply.
@@ -37,7 +40,7 @@ type table struct {
 	Description string
 	Columns     []column
 	byName      map[string]int // lower-cased SQL name → column
-	byMember    map[string]int // member name → column
+	byMember    map[string]int // member name, "@via" appended for a column along a path → column
 	byField     map[string]int // bare field name → column, when unique; -1 ambiguous
 }
 
@@ -47,16 +50,19 @@ func newTable(schema string, d *server.ModelDetail) *table {
 		byName: map[string]int{}, byMember: map[string]int{}, byField: map[string]int{}}
 	for _, ds := range d.Datasets {
 		for _, f := range ds.Dimensions {
-			dt := f.Datatype
-			if f.Masked != "" {
-				dt = ossie.TypeString
-			}
-			t.Columns = append(t.Columns, column{Name: ds.Name + "_" + f.Field, Member: f.Name, Datatype: dt,
-				IsTime: f.IsTime && f.Masked == "", Description: f.Description})
+			t.Columns = append(t.Columns, dimColumn(ds.Name, f, ""))
 			if j, seen := t.byField[f.Field]; seen || j < 0 {
 				t.byField[f.Field] = -1
 			} else {
 				t.byField[f.Field] = len(t.Columns) - 1
+			}
+		}
+	}
+	vias := viaChoices(d.Relationships)
+	for _, ds := range d.Datasets {
+		for _, via := range vias[ds.Name] {
+			for _, f := range ds.Dimensions {
+				t.Columns = append(t.Columns, dimColumn(ds.Name, f, via))
 			}
 		}
 	}
@@ -70,10 +76,10 @@ func newTable(schema string, d *server.ModelDetail) *table {
 	for i := range t.Columns {
 		c := &t.Columns[i]
 		if count[strings.ToLower(c.Name)] > 1 {
-			c.Name = c.Member
+			c.Name = c.key()
 		}
 		t.byName[strings.ToLower(c.Name)] = i
-		t.byMember[c.Member] = i
+		t.byMember[c.key()] = i
 	}
 	for f, i := range t.byField {
 		if _, clash := t.byName[strings.ToLower(f)]; clash && i >= 0 {
@@ -81,6 +87,29 @@ func newTable(schema string, d *server.ModelDetail) *table {
 		}
 	}
 	return t
+}
+
+// dimColumn is the column of dimension f of dataset ds, read along via
+// when set: `ds_field`, or `ds_field@via` (the answer's own name for a
+// dimension along a path, `ds.field@via`, with the dataset joined by _).
+func dimColumn(ds string, f server.DimensionInfo, via string) column {
+	c := column{Name: ds + "_" + f.Field, Member: f.Name, Via: via, Datatype: f.Datatype,
+		IsTime: f.IsTime && f.Masked == "", Description: f.Description}
+	if f.Masked != "" {
+		c.Datatype = ossie.TypeString
+	}
+	if via != "" {
+		c.Name += "@" + via
+	}
+	return c
+}
+
+// key is the column's member as byMember holds it.
+func (c *column) key() string {
+	if c.Via != "" {
+		return c.Member + "@" + c.Via
+	}
+	return c.Member
 }
 
 // lookup finds a column by SQL name (case-insensitive, as unquoted

@@ -42,11 +42,17 @@ type selItem struct {
 	grain string // dimensions only
 }
 
+// key is the item's name in the planned answer (plan.Dimension.Name, and
+// "@via" for a dimension along a chosen path), which order_by names.
 func (it selItem) key() string {
+	k := it.col.Member
 	if it.grain != "" {
-		return it.col.Member + "." + it.grain
+		k += "." + it.grain
 	}
-	return it.col.Member
+	if it.col.Via != "" {
+		k += "@" + it.col.Via
+	}
+	return k
 }
 
 // oid is the PostgreSQL type of the item's values (a grain makes a date,
@@ -135,7 +141,7 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt) (*semantic, error) {
 			}
 		} else if _, ok := dims[it.key()]; !ok {
 			dims[it.key()] = len(sem.query.Dimensions)
-			sem.query.Dimensions = append(sem.query.Dimensions, plan.Dimension{Field: it.col.Member, Grain: it.grain})
+			sem.query.Dimensions = append(sem.query.Dimensions, plan.Dimension{Field: it.col.Member, Grain: it.grain, Via: it.col.Via})
 		}
 	}
 	for i, it := range items {
@@ -708,7 +714,7 @@ func filterOf(it selItem, op string, vals []any) plan.Filter {
 	if it.col.Metric {
 		return plan.Filter{Metric: it.col.Member, Op: op, Values: vals}
 	}
-	return plan.Filter{Field: it.col.Member, Grain: it.grain, Op: op, Values: vals}
+	return plan.Filter{Field: it.col.Member, Grain: it.grain, Via: it.col.Via, Op: op, Values: vals}
 }
 
 // operand is the member side of a predicate: a dimension in WHERE, a
