@@ -3,7 +3,9 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -30,7 +32,8 @@ type Config struct {
 	// trailing newline) replaces the DSN's password, so the DSN can live in
 	// plain configuration and only the password in a Secret.
 	PasswordFile string
-	// MaxConns caps the pool (default 8).
+	// MaxConns caps the pool; 0 keeps the DSN's pool_max_conns (a
+	// pgxpool parameter, in the URL's query or as key=value), else 8.
 	MaxConns int32
 	// ConnectTimeout bounds establishing one connection (default: the DSN's
 	// connect_timeout, else 10 s).
@@ -68,9 +71,13 @@ func (c Config) poolConfig() (*pgxpool.Config, string, error) {
 		}
 		cfg.ConnConfig.Password = strings.TrimRight(string(b), "\r\n")
 	}
-	cfg.MaxConns = defaultMaxConns
-	if c.MaxConns > 0 {
+	switch {
+	case c.MaxConns > 0:
 		cfg.MaxConns = c.MaxConns
+	case !dsnSets(dsn, "pool_max_conns"):
+		// pgxpool's own default follows the CPUs of this machine, not
+		// the database's capacity; the DSN's pool_max_conns is kept.
+		cfg.MaxConns = defaultMaxConns
 	}
 	switch {
 	case c.ConnectTimeout > 0:
@@ -115,3 +122,12 @@ func hasParam(m map[string]string, name string) bool {
 
 // PoolSize is the pool's maximum number of connections (Config.MaxConns).
 func (e *Engine) PoolSize() int { return int(e.pool.Config().MaxConns) }
+
+// dsnSets reports whether the connection string dsn (a URL or key=value
+// pairs, as pgx reads both) names parameter key.
+func dsnSets(dsn, key string) bool {
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		return u.Query().Has(key)
+	}
+	return regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(key) + `\s*=`).MatchString(dsn)
+}
