@@ -39,6 +39,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/connect"
+	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/internal/buildinfo"
 	"github.com/ossie-dev/ossie/internal/cli"
 	"github.com/ossie-dev/ossie/operator"
@@ -59,7 +60,10 @@ type config struct {
 	kubeconfig                            string
 	viewGrants                            []string
 	allowRead                             []string
-	verbose, version                      bool
+	// resources bound the embedded DuckDB (its rollup builds and drift
+	// checks); the networked engines refuse them (connect.Options.Check).
+	resources        duckdb.Resources
+	verbose, version bool
 }
 
 // register defines every flag of the operator on f; usage rules are in
@@ -70,6 +74,8 @@ func (c *config) register(f *pflag.FlagSet) {
 	f.StringVar(&c.dsnFile, "dsn-file", "", "file holding the engine connection string, e.g. a key of a mounted Secret")
 	f.StringVar(&c.passwordFile, "password-file", "", "postgres: file whose content replaces the connection string's password")
 	f.StringArrayVar(&c.allowRead, "allow-read", nil, connect.AllowReadUsage)
+	f.StringVar(&c.resources.MemoryLimit, "engine-memory-limit", "", connect.MemoryLimitUsage)
+	f.IntVar(&c.resources.Threads, "engine-threads", 0, connect.ThreadsUsage)
 	f.StringVar(&c.opts.Compile.DefaultCatalog, "default-catalog", "", "catalog prepended to table sources that name none (trino: also the session catalog)")
 	f.StringVar(&c.opts.Compile.DefaultSchema, "default-schema", "", "schema prepended to table sources that name none (trino: also the session schema)")
 	f.StringVar(&c.opts.Compile.StoredTimezone, "stored-timezone", "", "IANA zone of the instants in naive DateTime columns whose model, dataset and field declare none (default UTC)")
@@ -167,7 +173,7 @@ func (c *config) namespaceList() []string {
 // engineOptions are the engine flags for engine/connect.
 func (c *config) engineOptions() connect.Options {
 	return connect.Options{Engine: c.engine, DSNEnv: c.dsnEnv, DSNFile: c.dsnFile, PasswordFile: c.passwordFile,
-		Catalog: c.opts.Compile.DefaultCatalog, Schema: c.opts.Compile.DefaultSchema, AllowRead: c.allowRead}
+		Catalog: c.opts.Compile.DefaultCatalog, Schema: c.opts.Compile.DefaultSchema, AllowRead: c.allowRead, Resources: c.resources}
 }
 
 // openEngine builds the engine from the flags. Errors never quote the

@@ -58,6 +58,9 @@ func TestFlags(t *testing.T) {
 		{"--engine", "postgres", "--dsn-env", "A", "--view-grant", "analyst"}, // no login
 		{"--engine", "postgres", "--dsn-env", "A", "--view-grant", "=bi_na"},
 		{"--engine", "postgres", "--dsn-env", "A", "--allow-read", "/data"}, // a networked engine reads what its login may
+		{"--engine-memory-limit", "lots"},
+		{"--engine-threads", "-1"},
+		{"--engine", "postgres", "--dsn-env", "A", "--engine-memory-limit", "1GiB"}, // PostgreSQL's memory is its own configuration
 	} {
 		_, err := parseFlags(bad)
 		if err == nil {
@@ -82,6 +85,19 @@ func openFromFlags(t *testing.T, args ...string) engine.Engine {
 	}
 	t.Cleanup(func() { _ = eng.Close() })
 	return eng
+}
+
+// --engine-memory-limit and --engine-threads reach the operator's DuckDB,
+// as they reach the server's.
+func TestOperatorDuckDBResources(t *testing.T) {
+	eng := openFromFlags(t, "--engine-memory-limit", "300MiB", "--engine-threads", "1")
+	res, err := eng.Query(context.Background(), "SELECT current_setting('memory_limit'), current_setting('threads')", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(res.Rows[0]); got != "[300.0 MiB 1]" {
+		t.Errorf("memory_limit, threads = %s, want 300 MiB and 1", got)
+	}
 }
 
 func TestOpenDuckDBFromFile(t *testing.T) {
