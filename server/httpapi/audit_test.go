@@ -61,8 +61,8 @@ func TestAuditLog(t *testing.T) {
 			t.Errorf("%s = %v, want %v (%v)", k, ok[k], want, ok)
 		}
 	}
-	if !equalJSON(ok["roles"], []string{"state_analyst"}) || !equalJSON(ok["metrics"], []string{"revenue"}) ||
-		!equalJSON(ok["dimensions"], []string{"orders.status"}) || !equalJSON(ok["filters"], []map[string]string{{"member": "orders.status", "op": "!="}}) {
+	if !servertest.EqualJSON(ok["roles"], []string{"state_analyst"}) || !servertest.EqualJSON(ok["metrics"], []string{"revenue"}) ||
+		!servertest.EqualJSON(ok["dimensions"], []string{"orders.status"}) || !servertest.EqualJSON(ok["filters"], []map[string]string{{"member": "orders.status", "op": "!="}}) {
 		t.Errorf("members %v", ok)
 	}
 	if id, _ := ok["request_id"].(string); id == "" || ok["duration_ms"] == nil {
@@ -78,7 +78,7 @@ func TestAuditLog(t *testing.T) {
 	audit.FilterValues = true // the server reads its options per query
 	f.call(t, "POST", "/v1/models/shop/query", body, bearer(governedToken("state")))
 	lines = auditLines(t, f.logs.String())
-	if last := lines[len(lines)-1]; !equalJSON(last["filters"], []map[string]any{{"member": "orders.status", "op": "!=", "values": []string{"secret-value"}}}) {
+	if last := lines[len(lines)-1]; !servertest.EqualJSON(last["filters"], []map[string]any{{"member": "orders.status", "op": "!=", "values": []string{"secret-value"}}}) {
 		t.Errorf("filters with values: %v", last["filters"])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ossie-dev/ossie/server/mcpapi"
+	"github.com/ossie-dev/ossie/server/servertest"
 )
 
 // TestDimensionTypoHints: every way of naming a dimension gets a
@@ -48,10 +49,10 @@ func TestGrainTypoHints(t *testing.T) {
 		t.Errorf("field and grain typo: %s", b)
 	}
 
-	cs := mcpConnect(t, mcpapi.New(f.srv, mcpapi.Options{}))
+	cs := servertest.MCPConnect(t, mcpapi.New(f.srv, mcpapi.Options{}))
 	for _, dim := range []any{"orders.order_date.months", map[string]any{"field": "orders.order_date", "grain": "months"}} {
-		res := callTool(t, cs, "query", map[string]any{"model": "shop", "metrics": []string{"order_count"}, "dimensions": []any{dim}}, nil)
-		if txt := toolText(res); !res.IsError || !strings.Contains(txt, "OSS4004") || !strings.Contains(txt, `did you mean "month"?`) {
+		res := servertest.CallTool(t, cs, "query", map[string]any{"model": "shop", "metrics": []string{"order_count"}, "dimensions": []any{dim}}, nil)
+		if txt := servertest.ToolText(res); !res.IsError || !strings.Contains(txt, "OSS4004") || !strings.Contains(txt, `did you mean "month"?`) {
 			t.Errorf("MCP %v: %v %q", dim, res.IsError, txt)
 		}
 	}

@@ -367,7 +367,7 @@ func (f *fieldsFixture) entryPoints() map[string]func(t *testing.T, body string)
 // explain tools (the official Go SDK client, in process), as text;
 // explain's SQL is run on the same engine.
 func (f *fieldsFixture) mcpEntryPoints(t *testing.T) map[string]func(t *testing.T, body string) string {
-	cs := mcpConnect(t, mcpapi.New(f.srv, mcpapi.Options{}))
+	cs := servertest.MCPConnect(t, mcpapi.New(f.srv, mcpapi.Options{}))
 	call := func(t *testing.T, tool, body string) (bool, []byte) {
 		var args map[string]any
 		dec := json.NewDecoder(strings.NewReader(body))
@@ -475,7 +475,7 @@ func TestEveryMCPArgumentHasAnEffect(t *testing.T) {
 	entries := f.mcpEntryPoints(t)
 	runFieldCases(t, entries, mcpFieldCases)
 
-	cs := mcpConnect(t, mcpapi.New(f.srv, mcpapi.Options{}))
+	cs := servertest.MCPConnect(t, mcpapi.New(f.srv, mcpapi.Options{}))
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

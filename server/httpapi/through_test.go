@@ -45,9 +45,9 @@ func TestThroughOverHTTPAndMCP(t *testing.T) {
 	resp, body = f.do(t, "POST", "/v1/models/do01/query", `{"metrics":["order_count"],"through":"orders"}`)
 	wantProblem(t, resp, body, 400, compiler.CodeBadQuery)
 
-	cs := mcpConnect(t, mcpapi.New(f.srv, mcpapi.Options{MaxRows: 10}))
+	cs := servertest.MCPConnect(t, mcpapi.New(f.srv, mcpapi.Options{MaxRows: 10}))
 	var tab mcpapi.Table
-	callTool(t, cs, "query", map[string]any{"model": "do01", "dimensions": []string{"customers.segment", "products.category"}, "through": "reviews"}, &tab)
+	servertest.CallTool(t, cs, "query", map[string]any{"model": "do01", "dimensions": []string{"customers.segment", "products.category"}, "through": "reviews"}, &tab)
 	if err := servertest.SameRows(tab.Rows, hand); err != nil {
 		t.Errorf("MCP: %v", err)
 	}

@@ -97,14 +97,14 @@ func TestTypedMetricsThroughTheServer(t *testing.T) {
 		t.Errorf("metadata of typed metrics: %v", got)
 	}
 
-	cs := mcpConnect(t, mcpapi.New(f.srv, mcpapi.Options{MaxRows: 10}))
+	cs := servertest.MCPConnect(t, mcpapi.New(f.srv, mcpapi.Options{MaxRows: 10}))
 	var dm mcpapi.Model
-	callTool(t, cs, "describe_model", map[string]any{"model": "typed"}, &dm)
+	servertest.CallTool(t, cs, "describe_model", map[string]any{"model": "typed"}, &dm)
 	if i := slices.IndexFunc(dm.Metrics, func(m mcpapi.Member) bool { return m.Name == "revenue_running" }); i < 0 || dm.Metrics[i].MetricType == nil || dm.Metrics[i].MetricType.Type != "cumulative" {
 		t.Errorf("describe_model metrics %+v", dm.Metrics)
 	}
 	var tab mcpapi.Table
-	callTool(t, cs, "query", map[string]any{"model": "typed", "metrics": []string{"revenue", "revenue_running", "revenue_share_of_running"},
+	servertest.CallTool(t, cs, "query", map[string]any{"model": "typed", "metrics": []string{"revenue", "revenue_running", "revenue_share_of_running"},
 		"dimensions": []any{map[string]any{"field": "orders.order_date", "grain": "month", "compare_date_range": []any{[]string{"2024-03-01", "2024-03-31"}, []string{"2024-01-01", "2024-01-31"}}}}}, &tab)
 	if len(tab.Columns) != 5 || tab.Columns[0].Name != "compare_date_range" {
 		t.Fatalf("MCP columns %+v", tab.Columns)

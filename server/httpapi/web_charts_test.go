@@ -11,6 +11,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/server"
 	"github.com/ossie-dev/ossie/server/load"
+	"github.com/ossie-dev/ossie/server/servertest"
 )
 
 // newDeliveriesFixture serves testdata/deliveries.yaml over its rows
@@ -129,11 +130,11 @@ func TestExplorerCharts(t *testing.T) {
 	}
 	const byRegion = `SELECT r.name, SUM(d.parcels), CAST(SUM(d.on_time) AS DOUBLE) / SUM(d.parcels), AVG(d.delay_hours), SUM(d.margin)
 		FROM deliveries d JOIN regions r ON d.region_id = r.region_id GROUP BY r.name`
-	want := engineRows(t, f, byRegion+` ORDER BY 2 DESC`)
-	if len(want) != 12 || !equalJSON(view.Rows, api.Rows) || !equalJSON(view.Rows, want) {
+	want := servertest.EngineRows(t, f.eng, byRegion+` ORDER BY 2 DESC`)
+	if len(want) != 12 || !servertest.EqualJSON(view.Rows, api.Rows) || !servertest.EqualJSON(view.Rows, want) {
 		t.Fatalf("table %v\nAPI %v\nSQL %v", view.Rows, api.Rows, want)
 	}
-	if !equalJSON(view.Columns, append([]string{"regions.name"}, metrics...)) {
+	if !servertest.EqualJSON(view.Columns, append([]string{"regions.name"}, metrics...)) {
 		t.Errorf("columns %v", view.Columns)
 	}
 	// The SQL is shown as /sql wrote it, whitespace kept.
@@ -152,7 +153,7 @@ func TestExplorerCharts(t *testing.T) {
 			t.Fatalf("%d charts for %d metrics", len(charts), len(metrics))
 		}
 		for i, c := range charts {
-			if c.Metric != metrics[i] || c.SVGs != 1 || !equalJSON(c.Values, column(rows, i+1)) {
+			if c.Metric != metrics[i] || c.SVGs != 1 || !servertest.EqualJSON(c.Values, column(rows, i+1)) {
 				t.Errorf("chart %d: %s with %d SVGs marks %v, want %s marking %v", i, c.Metric, c.SVGs, c.Values, metrics[i], column(rows, i+1))
 			}
 		}
@@ -211,20 +212,20 @@ func TestExplorerCharts(t *testing.T) {
 	// distinct, and so are the rates).
 	p.click(`#result th[data-name="regions.name"] button`)
 	p.wait(`document.querySelector('#result th[data-name="regions.name"]').getAttribute('aria-sort') === 'ascending'`)
-	wantRows := engineRows(t, f, byRegion+` ORDER BY 1`)
-	if v := read[explorerView](p, tableJS); !equalJSON(v.Rows, wantRows) {
+	wantRows := servertest.EngineRows(t, f.eng, byRegion+` ORDER BY 1`)
+	if v := read[explorerView](p, tableJS); !servertest.EqualJSON(v.Rows, wantRows) {
 		t.Errorf("sorted by name: %v, SQL %v", v.Rows, wantRows)
 	}
 	wantCharts(read[[]chartView](p, chartsJS), wantRows)
 	p.click(`#result th[data-name="on_time_rate"] button`)
 	p.click(`#result th[data-name="on_time_rate"] button`)
 	p.wait(`document.querySelector('#result th[data-name="on_time_rate"]').getAttribute('aria-sort') === 'descending'`)
-	wantRows = engineRows(t, f, byRegion+` ORDER BY 3 DESC`)
+	wantRows = servertest.EngineRows(t, f.eng, byRegion+` ORDER BY 3 DESC`)
 	sorted := read[explorerView](p, tableJS)
-	if !equalJSON(sorted.Rows, wantRows) {
+	if !servertest.EqualJSON(sorted.Rows, wantRows) {
 		t.Errorf("sorted by rate, descending: %v, SQL %v", sorted.Rows, wantRows)
 	}
-	if got := read[[]string](p, sortJS); !equalJSON(got, []string{"none", "none", "descending", "none", "none"}) {
+	if got := read[[]string](p, sortJS); !servertest.EqualJSON(got, []string{"none", "none", "descending", "none", "none"}) {
 		t.Errorf("aria-sort %v", got)
 	}
 	if !strings.Contains(sorted.Hash, "sort=on_time_rate%3Adesc") {
@@ -236,22 +237,22 @@ func TestExplorerCharts(t *testing.T) {
 	// The link restores query, sort and answer in a fresh page.
 	p.open(f.ts.URL + "/" + sorted.Hash)
 	p.wait(`document.querySelectorAll('#charts figure.chart .mark').length === 48`)
-	if again := read[explorerView](p, tableJS); !equalJSON(again.Rows, wantRows) || again.Hash != sorted.Hash {
+	if again := read[explorerView](p, tableJS); !servertest.EqualJSON(again.Rows, wantRows) || again.Hash != sorted.Hash {
 		t.Errorf("shared link shows %v (link %q), want %v (link %q)", again.Rows, again.Hash, wantRows, sorted.Hash)
 	}
-	if again := read[[]chartView](p, chartsJS); !equalJSON(again, sortedCharts) {
+	if again := read[[]chartView](p, chartsJS); !servertest.EqualJSON(again, sortedCharts) {
 		t.Errorf("shared link charts differ:\n%+v\n%+v", again, sortedCharts)
 	}
-	if got := read[[]string](p, sortJS); !equalJSON(got, []string{"none", "none", "descending", "none", "none"}) {
+	if got := read[[]string](p, sortJS); !servertest.EqualJSON(got, []string{"none", "none", "descending", "none", "none"}) {
 		t.Errorf("shared link: aria-sort %v", got)
 	}
 
 	// Without dimensions each metric is one number, as the SQL computes it.
 	p.open(f.ts.URL + "/#model=deliveries&metrics=parcels,on_time_rate,margin")
 	p.wait(`document.querySelectorAll('#charts figure.chart .mark').length === 3`)
-	total := engineRows(t, f, `SELECT SUM(parcels), CAST(SUM(on_time) AS DOUBLE) / SUM(parcels), SUM(margin) FROM deliveries`)
+	total := servertest.EngineRows(t, f.eng, `SELECT SUM(parcels), CAST(SUM(on_time) AS DOUBLE) / SUM(parcels), SUM(margin) FROM deliveries`)
 	for i, c := range read[[]chartView](p, chartsJS) {
-		if c.SVGs != 0 || !equalJSON(c.Values, []any{total[0][i]}) {
+		if c.SVGs != 0 || !servertest.EqualJSON(c.Values, []any{total[0][i]}) {
 			t.Errorf("%s: %v, SQL %v", c.Metric, c.Values, total[0][i])
 		}
 	}
@@ -268,9 +269,9 @@ func TestExplorerTimeCharts(t *testing.T) {
 
 	p.open(f.ts.URL + "/#model=deliveries&metrics=parcels,on_time_rate&time=deliveries.day&grain=day&limit=1000")
 	p.wait(`document.querySelectorAll('#charts figure.chart .mark').length === 360`)
-	want := engineRows(t, f, `SELECT strftime(day, '%Y-%m-%d'), SUM(parcels), CAST(SUM(on_time) AS DOUBLE) / SUM(parcels)
+	want := servertest.EngineRows(t, f.eng, `SELECT strftime(day, '%Y-%m-%d'), SUM(parcels), CAST(SUM(on_time) AS DOUBLE) / SUM(parcels)
 		FROM deliveries GROUP BY 1 ORDER BY 1`)
-	if v := read[explorerView](p, tableJS); len(want) != 180 || !equalJSON(v.Rows, want) {
+	if v := read[explorerView](p, tableJS); len(want) != 180 || !servertest.EqualJSON(v.Rows, want) {
 		t.Fatalf("daily table %d rows, SQL %d rows", len(v.Rows), len(want))
 	}
 	charts := read[[]chartView](p, chartsJS)
@@ -278,7 +279,7 @@ func TestExplorerTimeCharts(t *testing.T) {
 		t.Fatalf("charts %+v", charts)
 	}
 	for i, c := range charts {
-		if c.Lines != 1 || !equalJSON(c.Values, column(want, i+1)) || !equalJSON(c.Xs, stringsOf(column(want, 0))) {
+		if c.Lines != 1 || !servertest.EqualJSON(c.Values, column(want, i+1)) || !servertest.EqualJSON(c.Xs, stringsOf(column(want, 0))) {
 			t.Errorf("%s: %d lines, points %v at %v", c.Metric, c.Lines, c.Values, c.Xs)
 		}
 	}
@@ -309,14 +310,14 @@ func TestExplorerTimeCharts(t *testing.T) {
 		}
 	}
 	// Each point is its region's and month's number in SQL.
-	monthly := engineRows(t, f, `SELECT r.name, strftime(date_trunc('month', d.day), '%Y-%m-%d'), CAST(SUM(d.on_time) AS DOUBLE) / SUM(d.parcels)
+	monthly := servertest.EngineRows(t, f.eng, `SELECT r.name, strftime(date_trunc('month', d.day), '%Y-%m-%d'), CAST(SUM(d.on_time) AS DOUBLE) / SUM(d.parcels)
 		FROM deliveries d JOIN regions r ON d.region_id = r.region_id GROUP BY 1, 2`)
 	byKey := map[string]any{}
 	for _, r := range monthly {
 		byKey[r[0].(string)+"|"+r[1].(string)] = r[2]
 	}
 	for i, v := range charts[0].Values {
-		if w := byKey[charts[0].Series[i]+"|"+charts[0].Xs[i]]; !equalJSON(v, w) {
+		if w := byKey[charts[0].Series[i]+"|"+charts[0].Xs[i]]; !servertest.EqualJSON(v, w) {
 			t.Errorf("%s in %s: chart %v, SQL %v", charts[0].Series[i], charts[0].Xs[i], v, w)
 		}
 	}

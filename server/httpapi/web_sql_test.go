@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/servertest"
 )
 
 // TestExplorerShowsFormattedSQL opens a shared link of the explorer in
@@ -41,7 +42,7 @@ func TestExplorerShowsFormattedSQL(t *testing.T) {
 		t.Errorf("the SQL view shows\n%s\n/sql answers\n%s", shown, p.SQL)
 	}
 	got := f.handRows(t, shown)
-	if len(got) == 0 || !equalJSON(got, view.Rows) {
+	if len(got) == 0 || !servertest.EqualJSON(got, view.Rows) {
 		t.Errorf("the shown SQL gives %v, the page's table %v", got, view.Rows)
 	}
 }

@@ -68,15 +68,15 @@ func TestExplorerInChromium(t *testing.T) {
 	if err := json.Unmarshal(b, &api); err != nil {
 		t.Fatal(err)
 	}
-	if !equalJSON(view.Columns, []string{"orders.status", "revenue"}) || !equalJSON(view.Rows, api.Rows) {
+	if !servertest.EqualJSON(view.Columns, []string{"orders.status", "revenue"}) || !servertest.EqualJSON(view.Rows, api.Rows) {
 		t.Fatalf("table %v %v, API %v", view.Columns, view.Rows, api.Rows)
 	}
 	// The role hides returned orders: hand-written SQL on the same data.
-	want := engineRows(t, f.fixture, `SELECT status, SUM(amount) FROM orders WHERE status <> 'returned' GROUP BY status ORDER BY 2 DESC`)
-	if !equalJSON(view.Rows, want) || len(want) != 2 {
+	want := servertest.EngineRows(t, f.fixture.eng, `SELECT status, SUM(amount) FROM orders WHERE status <> 'returned' GROUP BY status ORDER BY 2 DESC`)
+	if !servertest.EqualJSON(view.Rows, want) || len(want) != 2 {
 		t.Fatalf("table %v, SQL %v", view.Rows, want)
 	}
-	if !equalJSON(view.Marks, column(want, 1)) {
+	if !servertest.EqualJSON(view.Marks, column(want, 1)) {
 		t.Errorf("chart marks %v, SQL %v", view.Marks, column(want, 1))
 	}
 	if !strings.Contains(view.SQL, "OSS5007") || strings.Contains(view.SQL, "SELECT") {
@@ -92,7 +92,7 @@ func TestExplorerInChromium(t *testing.T) {
 	p.open(f.ts.URL + "/" + view.Hash)
 	p.waitFor("#result tbody tr")
 	again := read[explorerView](p, tableJS)
-	if !equalJSON(again.Rows, want) || strings.Contains(again.Hash, token) {
+	if !servertest.EqualJSON(again.Rows, want) || strings.Contains(again.Hash, token) {
 		t.Fatalf("shared link: %v (hash %q)", again.Rows, again.Hash)
 	}
 
@@ -100,12 +100,12 @@ func TestExplorerInChromium(t *testing.T) {
 	p.open(f.ts.URL + "/#model=shop&metrics=order_count&time=orders.order_date&grain=month&from=2024-01-01&to=2024-02-29")
 	p.waitFor("#charts svg path.line")
 	again = read[explorerView](p, tableJS)
-	want = engineRows(t, f.fixture, `SELECT strftime(date_trunc('month', order_date), '%Y-%m-%d'), COUNT(order_id) FROM orders
+	want = servertest.EngineRows(t, f.fixture.eng, `SELECT strftime(date_trunc('month', order_date), '%Y-%m-%d'), COUNT(order_id) FROM orders
 		WHERE status <> 'returned' AND order_date BETWEEN '2024-01-01' AND '2024-02-29' GROUP BY 1 ORDER BY 1`)
-	if !equalJSON(again.Rows, want) || len(want) != 2 {
+	if !servertest.EqualJSON(again.Rows, want) || len(want) != 2 {
 		t.Fatalf("monthly table %v, SQL %v", again.Rows, want)
 	}
-	if !equalJSON(again.Marks, column(want, 1)) {
+	if !servertest.EqualJSON(again.Marks, column(want, 1)) {
 		t.Errorf("monthly chart marks %v, SQL %v", again.Marks, column(want, 1))
 	}
 	p.screenshot("explorer-months.png")
@@ -166,16 +166,16 @@ func TestExplorerNamespacedModels(t *testing.T) {
 		if err := json.Unmarshal(b, &api); err != nil || resp.StatusCode != 200 {
 			t.Fatalf("%s: %d %s", ns, resp.StatusCode, b)
 		}
-		if !equalJSON(v.Rows, api.Rows) {
+		if !servertest.EqualJSON(v.Rows, api.Rows) {
 			t.Errorf("%s: the explorer shows %v, the namespaced API %v", ns, v.Rows, api.Rows)
 		}
 		shown[ns] = v.Rows
 	}
 	// Hand-written SQL on the same data: team-b's planner doubles it.
-	want := map[string][][]any{"team-a": engineRows(t, f, `SELECT SUM(amount) FROM orders`),
-		"team-b": engineRows(t, f, `SELECT SUM(amount) * 2 FROM orders`)}
+	want := map[string][][]any{"team-a": servertest.EngineRows(t, f.eng, `SELECT SUM(amount) FROM orders`),
+		"team-b": servertest.EngineRows(t, f.eng, `SELECT SUM(amount) * 2 FROM orders`)}
 	for ns, rows := range shown {
-		if !equalJSON(rows, want[ns]) {
+		if !servertest.EqualJSON(rows, want[ns]) {
 			t.Errorf("%s: the explorer shows %v, SQL %v", ns, rows, want[ns])
 		}
 	}
