@@ -13,6 +13,7 @@ import (
 
 	"github.com/ossie-dev/ossie/server"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/mcpapi"
 )
 
 func (e *env) mcpCmd() *cobra.Command {
@@ -47,13 +48,13 @@ func (e *env) mcpCmd() *cobra.Command {
 				return err
 			}
 			defer eng.Close()
-			opts := server.MCPOptions{MaxRows: agentMax}
+			opts := mcpapi.Options{MaxRows: agentMax}
 			if c != nil {
 				opts.Identity = &auth.Identity{Name: "mcp", Roles: c.Roles, Attributes: c.Attributes, Method: "local"}
 			}
 			d := newDrain()
 			t := &mcp.IOTransport{Reader: d.reader(e.stdinCloser()), Writer: d.writer(nopWriteCloser{e.stdout})}
-			if err := srv.MCPServer(opts).Run(ctx, t); err != nil && ctx.Err() == nil {
+			if err := mcpapi.New(srv, opts).Run(ctx, t); err != nil && ctx.Err() == nil {
 				return failf("mcp: %v", err)
 			}
 			return nil
@@ -62,7 +63,7 @@ func (e *env) mcpCmd() *cobra.Command {
 	local.register(cmd)
 	cmd.Flags().StringSliceVar(&roles, "role", nil, "answer as a caller holding these roles (comma-separated or repeated)")
 	cmd.Flags().StringArrayVar(&attrs, "attr", nil, "caller attribute `NAME=VALUE` for row filters (repeatable; needs --role)")
-	cmd.Flags().IntVar(&agentMax, "agent-max-rows", server.DefaultMCPMaxRows, "rows of one query answer returned to the agent (more are cut and reported as truncated)")
+	cmd.Flags().IntVar(&agentMax, "agent-max-rows", mcpapi.DefaultMaxRows, "rows of one query answer returned to the agent (more are cut and reported as truncated)")
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ossie-dev/ossie/server"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/httpapi"
 	"github.com/ossie-dev/ossie/server/pgwire"
 )
 
@@ -55,18 +56,22 @@ func (e *env) serveCmd() *cobra.Command {
 			if err != nil {
 				return failf("%v", err)
 			}
-			srv, eng, err := local.open(ctx, e, log, server.Config{MaxBodyBytes: maxBody, Auth: a, AnyHost: authf.AnyHost(addr)})
+			srv, eng, err := local.open(ctx, e, log, server.Config{MaxBodyBytes: maxBody, Auth: a})
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
+			api, err := httpapi.New(srv, httpapi.Options{AnyHost: authf.AnyHost(addr)})
+			if err != nil {
+				return failf("%v", err)
+			}
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			waitSQL, err := pg.Start(ctx, srv, log)
 			if err != nil {
 				return failf("%v", err)
 			}
-			err = server.ListenAndServe(ctx, addr, srv.Handler(), log)
+			err = httpapi.ListenAndServe(ctx, addr, api, log)
 			cancel()
 			if werr := waitSQL(); err == nil {
 				err = werr

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ossie-dev/ossie/api/ossie"
 	"github.com/ossie-dev/ossie/compiler"
@@ -120,6 +121,27 @@ func (s *Server) AnswerWith(ctx context.Context, model string, q *plan.Query, op
 	}
 	c.resp.SQL = sql
 	return &c.resp, nil
+}
+
+// Stream is Answer handing the answer to sink as the engine returns it
+// (POST /v1/models/{model}/query writes JSON, CSV or Arrow this way) and
+// returning the SQL that answers q. Errors before sink.Begin are
+// *problem.Error as documented on Answer; after it the answer is cut and
+// the error says so: SinkFailure tells a failure of sink from one of the
+// engine.
+func (s *Server) Stream(ctx context.Context, model string, q *plan.Query, opts AnswerOptions, sink format.AnswerSink) (sql string, err error) {
+	return s.stream(ctx, model, q, opts, sink)
+}
+
+// SinkFailure returns the error of the sink behind err (a client gone, a
+// value a format cannot hold) when Stream failed because its sink did,
+// and nil when err is not the sink's (the engine's, a refusal).
+func SinkFailure(err error) error {
+	var se *sinkError
+	if errors.As(err, &se) {
+		return se.err
+	}
+	return nil
 }
 
 func resultColumns(pc []plan.Column, ec []engine.Column) []format.ResultColumn {

@@ -26,9 +26,10 @@ type AuditOptions struct {
 
 type viaKey struct{}
 
-// withVia records which front end a query came through (http, mcp) for
-// the audit line; in-process callers set none.
-func withVia(ctx context.Context, via string) context.Context {
+// WithVia records which front end a query came through ("mcp",
+// "pgwire") for the audit line. The HTTP routes set none (their request
+// id marks them "http"), nor do in-process callers ("in-process").
+func WithVia(ctx context.Context, via string) context.Context {
 	return context.WithValue(ctx, viaKey{}, via)
 }
 

@@ -129,12 +129,12 @@ func (r *Reloader) bindDrift(ctx context.Context, arts []*compiler.Artifact) (dr
 	return strings.Join(why, "; "), true
 }
 
-// readyStatus is the "status" of a ready /readyz: "degraded" when a
+// ReadyStatus is the "status" of a ready /readyz: "degraded" when a
 // source's newest version was refused while its last good version keeps
 // serving (models.NAME.error), "ready" otherwise. Both answer 200: every
 // served model binds and answers, and a failing readiness probe would
 // take every replica out of its Service for an edit none of them serves.
-func readyStatus(models map[string]ModelStatus) string {
+func ReadyStatus(models map[string]ModelStatus) string {
 	for _, st := range models {
 		if st.Error != "" {
 			return "degraded"

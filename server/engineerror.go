@@ -13,22 +13,23 @@ import (
 	"github.com/ossie-dev/ossie/server/problem"
 )
 
-// Client-facing details of engine failures, one per engine error class.
+// Client-facing details of engine failures, one per engine error class
+// (the Detail of the *problem.Error an answer fails with).
 // They are fixed strings on purpose: an engine's own message quotes the
 // planned SQL, which under governance holds the caller's row filters and
 // the physical table and column names the model hides (DESIGN.md section
 // 6), so it is only logged, under the request id the problem carries.
 const (
-	detailInvalidInput = "a filter value cannot be converted to the type of the field it is compared with"
-	detailNotFound     = "the model's source (a table, view or column a dataset reads) is missing in the engine (drift)"
-	detailPermission   = "the engine's user may not read a source of the model"
-	detailSandboxed    = "the model's source reads a file or setting outside the engine's sandbox, which allows only the database's relations and the files --allow-read names"
-	detailUnavailable  = "the engine cannot be reached right now; retry later"
-	detailOutOfMemory  = "the engine ran out of memory for this query; ask for fewer rows or groups (a narrower date range, fewer dimensions) or raise the engine's memory limit (--engine-memory-limit for the embedded DuckDB)"
-	detailEngine       = "the engine failed the query"
-	// detailInLog ends the details above whose engine message is kept
+	DetailInvalidInput = "a filter value cannot be converted to the type of the field it is compared with"
+	DetailNotFound     = "the model's source (a table, view or column a dataset reads) is missing in the engine (drift)"
+	DetailPermission   = "the engine's user may not read a source of the model"
+	DetailSandboxed    = "the model's source reads a file or setting outside the engine's sandbox, which allows only the database's relations and the files --allow-read names"
+	DetailUnavailable  = "the engine cannot be reached right now; retry later"
+	DetailOutOfMemory  = "the engine ran out of memory for this query; ask for fewer rows or groups (a narrower date range, fewer dimensions) or raise the engine's memory limit (--engine-memory-limit for the embedded DuckDB)"
+	DetailEngine       = "the engine failed the query"
+	// DetailInLog ends the details above whose engine message is kept
 	// back; with Config.DebugErrors the message itself is given instead.
-	detailInLog = "; an operator can find the engine's message in the server log under this request_id"
+	DetailInLog = "; an operator can find the engine's message in the server log under this request_id"
 )
 
 // engineError maps an engine failure of q to a problem with a generic
@@ -47,7 +48,7 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 		return &problem.Error{Status: http.StatusGatewayTimeout, Code: compiler.CodeTimeout, Title: "Query timed out",
 			Detail: "the query did not finish within " + s.cfg.QueryTimeout.String(), Cause: err}
 	}
-	e := &problem.Error{Status: http.StatusBadGateway, Code: compiler.CodeEngine, Title: "Engine error", Detail: detailEngine, Cause: err}
+	e := &problem.Error{Status: http.StatusBadGateway, Code: compiler.CodeEngine, Title: "Engine error", Detail: DetailEngine, Cause: err}
 	var ee *engine.Error
 	if errors.As(err, &ee) {
 		e.EngineMessage = ee.Message
@@ -59,16 +60,16 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 	pointsToLog := true
 	switch {
 	case errors.Is(err, engine.ErrOutOfMemory):
-		e.Status, e.Title, e.Detail = http.StatusServiceUnavailable, "Engine out of memory", detailOutOfMemory
+		e.Status, e.Title, e.Detail = http.StatusServiceUnavailable, "Engine out of memory", DetailOutOfMemory
 		pointsToLog = false
 	case errors.Is(err, engine.ErrUnavailable):
-		e.Status, e.Title, e.Detail = http.StatusServiceUnavailable, "Engine unavailable", detailUnavailable
+		e.Status, e.Title, e.Detail = http.StatusServiceUnavailable, "Engine unavailable", DetailUnavailable
 		pointsToLog = false
 	case errors.Is(err, engine.ErrInvalidInput):
 		// A filter value of the wrong type for an undeclared datatype: the
 		// request is at fault. Declaring datatype in the model catches it
 		// in the planner with the filter's path instead.
-		e.Status, e.Code, e.Title, e.Detail = http.StatusBadRequest, compiler.CodeBadFilter, "Invalid filter value", detailInvalidInput
+		e.Status, e.Code, e.Title, e.Detail = http.StatusBadRequest, compiler.CodeBadFilter, "Invalid filter value", DetailInvalidInput
 		path := valuedFilterPath(q)
 		if path != "" {
 			e.Detail += " (" + path + ")"
@@ -76,12 +77,12 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 		e.Problems = compiler.Problems{{Code: compiler.CodeBadFilter, Severity: compiler.SeverityError, Path: path, Message: e.Detail}}
 		pointsToLog = false
 	case errors.Is(err, engine.ErrNotFound):
-		e.Detail = detailNotFound
+		e.Detail = DetailNotFound
 	case errors.Is(err, engine.ErrSandboxed):
 		// The model's source, not the engine's grants, is at fault.
-		e.Status, e.Code, e.Title, e.Detail = http.StatusForbidden, compiler.CodeSandboxed, "Source outside the engine sandbox", detailSandboxed
+		e.Status, e.Code, e.Title, e.Detail = http.StatusForbidden, compiler.CodeSandboxed, "Source outside the engine sandbox", DetailSandboxed
 	case errors.Is(err, engine.ErrPermissionDenied):
-		e.Detail = detailPermission
+		e.Detail = DetailPermission
 	}
 	id := problem.RequestIDFrom(parent)
 	s.cfg.Logger.Warn("engine error", "request_id", id, "status", e.Status, "code", e.Code, "error", err)
@@ -89,7 +90,7 @@ func (s *Server) engineError(parent, qctx context.Context, q *plan.Query, err er
 	case s.cfg.DebugErrors && auth.IdentityFrom(parent) == nil:
 		e.Detail += "; engine: " + e.EngineMessage
 	case pointsToLog:
-		e.Detail += detailInLog
+		e.Detail += DetailInLog
 	}
 	return e
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ossie-dev/ossie/server/format"
 	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/server/problem"
+	"github.com/ossie-dev/ossie/server/servertest"
 )
 
 // newFlightFixture is the governed shop model on DuckDB with the result
@@ -53,7 +54,7 @@ func hold(t *testing.T, f *fixture, id *auth.Identity, q string) (*heldSink, <-c
 	h := &heldSink{started: make(chan struct{}), release: make(chan struct{})}
 	errc := make(chan error, 1)
 	go func() {
-		_, err := f.srv.stream(auth.WithIdentity(context.Background(), id), "shop", mustQuery(t, q), AnswerOptions{}, h)
+		_, err := f.srv.stream(auth.WithIdentity(context.Background(), id), "shop", servertest.MustQuery(t, q), AnswerOptions{}, h)
 		errc <- err
 	}()
 	select {
@@ -98,11 +99,11 @@ func TestSharedFlightNeverCrossesGovernance(t *testing.T) {
 		{"another role", &auth.Identity{Name: "c", Roles: []string{"auditor"}}, handOrdersByState("")},
 		{"no identity", nil, handOrdersByState("")},
 	} {
-		a, err := f.srv.Answer(auth.WithIdentity(ctx, tc.id), "shop", mustQuery(t, ordersByState))
+		a, err := f.srv.Answer(auth.WithIdentity(ctx, tc.id), "shop", servertest.MustQuery(t, ordersByState))
 		if err != nil {
 			t.Fatalf("%s: %v (did it wait for the held leader?)", tc.name, err)
 		}
-		if err := sameRows(jsonRows(t, a.Rows), f.handRows(t, tc.hand)); err != nil {
+		if err := servertest.SameRows(servertest.JSONRows(t, a.Rows), f.handRows(t, tc.hand)); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
@@ -113,13 +114,13 @@ func TestSharedFlightNeverCrossesGovernance(t *testing.T) {
 	// Same roles and attributes (another name): waits, then shares.
 	same := make(chan *Response, 1)
 	go func() {
-		a, err := f.srv.Answer(auth.WithIdentity(ctx, &auth.Identity{Name: "a2", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}), "shop", mustQuery(t, ordersByState))
+		a, err := f.srv.Answer(auth.WithIdentity(ctx, &auth.Identity{Name: "a2", Roles: []string{"state_analyst"}, Attributes: map[string]string{"state": "CA"}}), "shop", servertest.MustQuery(t, ordersByState))
 		if err != nil {
 			t.Error(err)
 		}
 		same <- a
 	}()
-	eventually(t, "the same caller waits", func() (bool, string) {
+	servertest.Eventually(t, "the same caller waits", func() (bool, string) {
 		n := testutil.ToFloat64(f.srv.flights.waiting)
 		return n == 1, fmt.Sprint(n)
 	})
@@ -129,13 +130,13 @@ func TestSharedFlightNeverCrossesGovernance(t *testing.T) {
 	}
 	a := <-same
 	want := f.handRows(t, handOrdersByState("CA"))
-	if err := sameRows(jsonRows(t, leader.resp.Rows), want); err != nil {
+	if err := servertest.SameRows(servertest.JSONRows(t, leader.resp.Rows), want); err != nil {
 		t.Errorf("leader: %v", err)
 	}
 	if a == nil {
 		t.Fatal("no answer for the same caller")
 	}
-	if err := sameRows(jsonRows(t, a.Rows), want); err != nil || a.Cached {
+	if err := servertest.SameRows(servertest.JSONRows(t, a.Rows), want); err != nil || a.Cached {
 		t.Errorf("the same caller (cached=%v): %v", a.Cached, err)
 	}
 	if n, e := testutil.ToFloat64(f.srv.flights.shared), testutil.ToFloat64(f.srv.flights.executions); n != 1 || e != 4 {
@@ -164,14 +165,14 @@ func TestEightIdenticalQueriesOneExecution(t *testing.T) {
 			answers := make([]*Response, 7)
 			for i := range answers {
 				wg.Go(func() {
-					a, err := f.srv.Answer(context.Background(), "shop", mustQuery(t, ordersByState))
+					a, err := f.srv.Answer(context.Background(), "shop", servertest.MustQuery(t, ordersByState))
 					if err != nil {
 						t.Error(err)
 					}
 					answers[i] = a
 				})
 			}
-			eventually(t, "seven followers wait", func() (bool, string) {
+			servertest.Eventually(t, "seven followers wait", func() (bool, string) {
 				n := testutil.ToFloat64(f.srv.flights.waiting)
 				return n == 7, fmt.Sprint(n)
 			})
@@ -185,7 +186,7 @@ func TestEightIdenticalQueriesOneExecution(t *testing.T) {
 				if a == nil {
 					t.Fatalf("answer %d missing", i)
 				}
-				if err := sameRows(jsonRows(t, a.Rows), want); err != nil || a.RowCount != len(want) {
+				if err := servertest.SameRows(servertest.JSONRows(t, a.Rows), want); err != nil || a.RowCount != len(want) {
 					t.Errorf("answer %d (row_count %d): %v", i, a.RowCount, err)
 				}
 			}
@@ -223,10 +224,10 @@ func TestSharedFlightEngineFailure(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range errs {
 		wg.Go(func() {
-			_, errs[i] = srv.Answer(context.Background(), "shop", mustQuery(t, ordersByState))
+			_, errs[i] = srv.Answer(context.Background(), "shop", servertest.MustQuery(t, ordersByState))
 		})
 	}
-	eventually(t, "three followers wait", func() (bool, string) {
+	servertest.Eventually(t, "three followers wait", func() (bool, string) {
 		n := testutil.ToFloat64(srv.flights.waiting)
 		return n == 3, fmt.Sprint(n)
 	})
@@ -273,7 +274,7 @@ func TestFlightCopiesLittleWhileNoneWaits(t *testing.T) {
 		rows       int
 		executions float64
 	}{
-		{"large", `{"metrics":["n"],"dimensions":["t.k","t.label"]}`, wideRows, 2},
+		{"large", `{"metrics":["n"],"dimensions":["t.k","t.label"]}`, servertest.WideRows, 2},
 		{"small", `{"metrics":["n"],"dimensions":["t.label"]}`, 14, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -281,20 +282,20 @@ func TestFlightCopiesLittleWhileNoneWaits(t *testing.T) {
 			h := &endHeldSink{ended: make(chan struct{}), release: make(chan struct{})}
 			errc := make(chan error, 1)
 			go func() {
-				_, err := f.srv.stream(context.Background(), "wide", mustQuery(t, tc.q), AnswerOptions{}, h)
+				_, err := f.srv.stream(context.Background(), "wide", servertest.MustQuery(t, tc.q), AnswerOptions{}, h)
 				errc <- err
 			}()
 			<-h.ended
 			got := make(chan *Response, 1)
 			go func() {
-				a, err := f.srv.Answer(context.Background(), "wide", mustQuery(t, tc.q))
+				a, err := f.srv.Answer(context.Background(), "wide", servertest.MustQuery(t, tc.q))
 				if err != nil {
 					t.Error(err)
 				}
 				got <- a
 			}()
 			if tc.executions == 1 {
-				eventually(t, "the caller waits", func() (bool, string) {
+				servertest.Eventually(t, "the caller waits", func() (bool, string) {
 					n := testutil.ToFloat64(f.srv.flights.waiting)
 					return n == 1, fmt.Sprint(n)
 				})

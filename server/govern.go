@@ -44,13 +44,23 @@ func (s *Server) lookupFor(ctx context.Context, name string) (*model, *problem.E
 	for _, m := range c.all {
 		if _, visible := m.visibleTo(ctx); visible && c.inNamespaces(ctx, m) {
 			if qualified && m.namespace != "" {
-				known = append(known, qualify(m.namespace, m.art.Name))
+				known = append(known, Qualify(m.namespace, m.art.Name))
 			} else {
 				known = append(known, c.address(m))
 			}
 		}
 	}
 	return nil, problem.UnknownModel(name, known)
+}
+
+// CheckModel reports whether the caller of ctx may query model (a bare
+// name or namespace/name): nil, or the *problem.Error of Plan for an
+// unknown model (404 OSS5003, with the names the caller may use) or an
+// ambiguous bare name (409 OSS5013). The HTTP routes check the model
+// before they read a body, so an unknown model is 404 whatever the body.
+func (s *Server) CheckModel(ctx context.Context, model string) *problem.Error {
+	_, err := s.lookupFor(ctx, model)
+	return err
 }
 
 // describe is the metadata of model as the caller of ctx may see it
@@ -76,7 +86,7 @@ func (s *Server) visibleSummaries(ctx context.Context) []ModelSummary {
 		switch {
 		case !visible || !c.inNamespaces(ctx, m):
 		case !v.Governed:
-			sum := withLoadState(m.summary, c.status[qualify(m.namespace, m.art.Name)])
+			sum := withLoadState(m.summary, c.status[Qualify(m.namespace, m.art.Name)])
 			sum.Rollups = s.rollupSummaries(m)
 			out = append(out, sum)
 		default:

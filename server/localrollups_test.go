@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +13,9 @@ import (
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/engine/postgres"
+	"github.com/ossie-dev/ossie/server/auth/authtest"
 	"github.com/ossie-dev/ossie/server/load"
+	"github.com/ossie-dev/ossie/server/servertest"
 	"github.com/ossie-dev/ossie/test/pgtest"
 )
 
@@ -38,18 +39,17 @@ const handRollupQuery = `SELECT c.state, date_trunc('quarter', o.order_date), SU
 type rollupFixture struct {
 	model string
 	srv   *Server
-	logs  *syncBuffer
-	http  *fixture
+	logs  *authtest.SyncBuffer
 }
 
 func newRollupFixture(t *testing.T, eng engine.Engine, rollups bool) *rollupFixture {
 	t.Helper()
-	f := &rollupFixture{model: filepath.Join(t.TempDir(), "shop.yaml"), logs: &syncBuffer{}}
+	f := &rollupFixture{model: filepath.Join(t.TempDir(), "shop.yaml"), logs: &authtest.SyncBuffer{}}
 	src, err := os.ReadFile("testdata/shop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, f.model, string(src)+shopRollup)
+	authtest.WriteFile(t, f.model, string(src)+shopRollup)
 	files := load.ModelFiles{Paths: []string{f.model}, Engine: eng}
 	arts, err := files.Load(context.Background())
 	if err != nil {
@@ -66,47 +66,37 @@ func newRollupFixture(t *testing.T, eng engine.Engine, rollups bool) *rollupFixt
 			t.Fatal(err)
 		}
 	}
-	ts := httptest.NewServer(f.srv.Handler())
-	t.Cleanup(ts.Close)
-	f.http = &fixture{ts: ts}
 	return f
 }
 
-// answer returns rollupQuery's rows over HTTP and its EXPLAIN.
+// answer returns rollupQuery's rows as a JSON client reads them and its
+// EXPLAIN, as POST /query and /sql give them.
 func (f *rollupFixture) answer(t *testing.T) ([][]any, string) {
 	t.Helper()
-	resp, body := f.http.do(t, "POST", "/v1/models/shop/query", rollupQuery)
-	if resp.StatusCode != 200 {
-		t.Fatalf("query: %d %s", resp.StatusCode, body)
+	ctx := context.Background()
+	a, err := f.srv.Answer(ctx, "shop", servertest.MustQuery(t, rollupQuery))
+	if err != nil {
+		t.Fatalf("query: %v", err)
 	}
-	var a struct {
-		Rows [][]any `json:"rows"`
-	}
-	if err := json.Unmarshal(body, &a); err != nil {
-		t.Fatal(err)
-	}
-	resp, body = f.http.do(t, "POST", "/v1/models/shop/sql", strings.Replace(rollupQuery, "{", `{"explain":true,`, 1))
-	var p PlanResponse
-	if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("explain: %d %s", resp.StatusCode, body)
+	p, err := f.srv.PlanSQL(ctx, "shop", servertest.MustQuery(t, strings.Replace(rollupQuery, "{", `{"explain":true,`, 1)))
+	if err != nil {
+		t.Fatalf("explain: %v", err)
 	}
 	// The answer's rollup field and EXPLAIN agree (docs/rollups.md).
 	if used := strings.Contains(p.Explain, "rollup by_state_month: used"); used != (p.Rollup == "by_state_month") || (!used && p.Rollup != "") {
 		t.Fatalf("/sql names rollup %q, EXPLAIN says:\n%s", p.Rollup, p.Explain)
 	}
-	return a.Rows, p.Explain
+	return servertest.JSONRows(t, a.Rows), p.Explain
 }
 
+// rollupSummary is the model's one rollup as GET /v1/models lists it.
 func (f *rollupFixture) rollupSummary(t *testing.T) RollupSummary {
 	t.Helper()
-	_, body := f.http.do(t, "GET", "/v1/models", "")
-	var list struct {
-		Models []ModelSummary `json:"models"`
+	models := f.srv.VisibleModels(context.Background())
+	if len(models) != 1 || len(models[0].Rollups) != 1 {
+		t.Fatalf("/v1/models: %+v", models)
 	}
-	if err := json.Unmarshal(body, &list); err != nil || len(list.Models) != 1 || len(list.Models[0].Rollups) != 1 {
-		t.Fatalf("/v1/models: %s", body)
-	}
-	return list.Models[0].Rollups[0]
+	return models[0].Rollups[0]
 }
 
 // TestLocalRollupsDuckDB (issue 28 item 1): with RunRollups a local-mode
@@ -136,7 +126,7 @@ func TestLocalRollupsPostgres(t *testing.T) {
 
 func testLocalRollups(t *testing.T, eng engine.Engine, quarter string) {
 	ctx := context.Background()
-	if err := eng.Exec(ctx, strings.ReplaceAll(shopTables, "CREATE VIEW slow_view AS SELECT a.range + b.range AS k FROM range(1000000) a, range(100000) b;", "")); err != nil {
+	if err := eng.Exec(ctx, strings.ReplaceAll(servertest.ShopTables, "CREATE VIEW slow_view AS SELECT a.range + b.range AS k FROM range(1000000) a, range(100000) b;", "")); err != nil {
 		t.Fatal(err)
 	}
 	res, err := eng.Query(ctx, strings.Replace(handRollupQuery, "date_trunc('quarter', o.order_date)", quarter, 1), 0)
@@ -152,7 +142,7 @@ func testLocalRollups(t *testing.T, eng engine.Engine, quarter string) {
 	if strings.Contains(explain, "by_state_month: used") {
 		t.Fatalf("a rollup was used without RunRollups:\n%s", explain)
 	}
-	if err := sameRows(plain, want); err != nil {
+	if err := servertest.SameRows(plain, want); err != nil {
 		t.Fatalf("without rollups: %v", err)
 	}
 
@@ -161,7 +151,7 @@ func testLocalRollups(t *testing.T, eng engine.Engine, quarter string) {
 	if !strings.Contains(explain, "rollup by_state_month: used") {
 		t.Fatalf("EXPLAIN does not name the rollup:\n%s", explain)
 	}
-	if err := sameRows(rolled, want); err != nil {
+	if err := servertest.SameRows(rolled, want); err != nil {
 		t.Fatalf("with rollups: %v", err)
 	}
 	sum := f.rollupSummary(t)
@@ -178,17 +168,17 @@ func testLocalRollups(t *testing.T, eng engine.Engine, quarter string) {
 
 	// A reload (a new metric) is a new version: built for it, used again.
 	src, _ := os.ReadFile(f.model)
-	v1 := servingShop(f.srv)
-	writeFile(t, f.model, strings.Replace(string(src), "    metrics:\n", "    metrics:\n      - name: max_amount\n        expression: {dialects: [{dialect: ANSI_SQL, expression: MAX(orders.amount)}]}\n        datatype: Decimal\n", 1))
-	eventually(t, "the rollup is fresh for the new version", func() (bool, string) {
+	v1 := servertest.Version(f.srv.Models(), "shop")
+	authtest.WriteFile(t, f.model, strings.Replace(string(src), "    metrics:\n", "    metrics:\n      - name: max_amount\n        expression: {dialects: [{dialect: ANSI_SQL, expression: MAX(orders.amount)}]}\n        datatype: Decimal\n", 1))
+	servertest.Eventually(t, "the rollup is fresh for the new version", func() (bool, string) {
 		sum := f.rollupSummary(t)
-		return servingShop(f.srv) != v1 && sum.Fresh, sum.Reason
+		return servertest.Version(f.srv.Models(), "shop") != v1 && sum.Fresh, sum.Reason
 	})
 	rolled, explain = f.answer(t)
 	if !strings.Contains(explain, "rollup by_state_month: used") {
 		t.Fatalf("after the reload, EXPLAIN:\n%s", explain)
 	}
-	if err := sameRows(rolled, want); err != nil {
+	if err := servertest.SameRows(rolled, want); err != nil {
 		t.Fatalf("after the reload: %v", err)
 	}
 	if logs := f.logs.String(); !strings.Contains(logs, "rollup built") {
@@ -218,7 +208,7 @@ func TestLocalRollupBuildFailure(t *testing.T) {
 	if next := lr.sync(context.Background(), time.Now()); next > rollupRetry {
 		t.Errorf("a failed build is retried after %s, want at most %s", next, rollupRetry)
 	}
-	if err := eng.Exec(context.Background(), shopTables); err != nil {
+	if err := eng.Exec(context.Background(), servertest.ShopTables); err != nil {
 		t.Fatal(err)
 	}
 	lr.sync(context.Background(), time.Now())
@@ -229,7 +219,7 @@ func TestLocalRollupBuildFailure(t *testing.T) {
 	if !strings.Contains(explain, "rollup by_state_month: used") {
 		t.Fatalf("EXPLAIN:\n%s", explain)
 	}
-	if err := sameRows(rolled, (&fixture{eng: eng}).handRows(t, strings.Replace(handRollupQuery, "date_trunc('quarter', o.order_date)", `CAST(date_trunc('quarter', o.order_date) AS DATE)`, 1))); err != nil {
+	if err := servertest.SameRows(rolled, (&fixture{eng: eng}).handRows(t, strings.Replace(handRollupQuery, "date_trunc('quarter', o.order_date)", `CAST(date_trunc('quarter', o.order_date) AS DATE)`, 1))); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,24 +3,22 @@ package server
 import (
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/ossie-dev/ossie/server/problem"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Prometheus metrics served on /metrics:
+// Prometheus metrics of the query core, served on /metrics with the
+// HTTP API's request counter (server/httpapi):
 //
-//	ossie_server_http_requests_total{route,code}          counter
 //	ossie_server_query_duration_seconds{model,outcome}    histogram (plan + engine, per Answer)
 //	ossie_server_models_loaded                            gauge
 //	ossie_server_model_info{model,version,source}         gauge, 1 per served model
 //	ossie_server_model_load_error{model,source}           gauge, 1 while a newer version is refused
 //	ossie_server_artifact_load_errors_total{reason}       counter (decode | planner)
 //
-// Label values are bounded: route is the matched mux pattern, never the raw
-// path; model is only a loaded model's name.
+// Label values are bounded: model is only a loaded model's name.
 
 // Query outcomes of the duration histogram.
 const (
@@ -30,17 +28,13 @@ const (
 	outcomeError   = "error"   // engine failure or internal error
 )
 
-type httpMetrics struct {
-	requests      *prometheus.CounterVec
+// queryMetrics times the answers of every front end.
+type queryMetrics struct {
 	queryDuration *prometheus.HistogramVec
 }
 
-func newHTTPMetrics() *httpMetrics {
-	return &httpMetrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ossie_server_http_requests_total",
-			Help: "HTTP requests by route pattern and status code.",
-		}, []string{"route", "code"}),
+func newQueryMetrics() *queryMetrics {
+	return &queryMetrics{
 		queryDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "ossie_server_query_duration_seconds",
 			Help: "Time to plan and run one metric query, by model and outcome.",
@@ -51,20 +45,7 @@ func newHTTPMetrics() *httpMetrics {
 	}
 }
 
-// observe counts one request. The ServeMux has set r.Pattern by now;
-// requests that matched nothing share one label value.
-func (m *httpMetrics) observe(r *http.Request, status int) {
-	route := r.Pattern
-	if route == "" || route == "/" {
-		route = "unmatched"
-	}
-	if status == 0 {
-		status = http.StatusOK
-	}
-	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-}
-
-func (m *httpMetrics) observeQuery(model string, d time.Duration, err error) {
+func (m *queryMetrics) observeQuery(model string, d time.Duration, err error) {
 	outcome := outcomeOK
 	if err != nil {
 		outcome = outcomeError
@@ -83,10 +64,7 @@ func (m *httpMetrics) observeQuery(model string, d time.Duration, err error) {
 
 // registerMetrics registers the server's collectors and the store's. A
 // store shared by several servers on one registry is registered once.
-func registerMetrics(reg *prometheus.Registry, m *httpMetrics, store *Store) error {
-	if err := reg.Register(m.requests); err != nil {
-		return err
-	}
+func registerMetrics(reg *prometheus.Registry, m *queryMetrics, store *Store) error {
 	if err := reg.Register(m.queryDuration); err != nil {
 		return err
 	}

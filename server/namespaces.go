@@ -19,19 +19,19 @@ import (
 // provides it, and is a 409 OSS5013 listing the namespaced paths once two
 // do, so no caller silently gets another team's model.
 
-// qualify is the catalog key of model name of namespace: namespace/name,
+// Qualify is the catalog key of model name of namespace: namespace/name,
 // or the bare name for model files (no namespace). It is also how a
 // caller addresses a model by namespace (the namespaced routes, the MCP
 // tools' namespace argument); a bare name several namespaces the caller
 // may read publish is 409 OSS5013 there too.
-func qualify(namespace, name string) string {
+func Qualify(namespace, name string) string {
 	if namespace == "" {
 		return name
 	}
 	return namespace + "/" + name
 }
 
-// splitQualified is the inverse of qualify.
+// splitQualified is the inverse of Qualify.
 func splitQualified(k string) (namespace, name string) {
 	if ns, n, ok := strings.Cut(k, "/"); ok {
 		return ns, n
@@ -77,7 +77,7 @@ func (c *catalog) address(m *model) string {
 	if c.models[m.art.Name] == m {
 		return m.art.Name
 	}
-	return qualify(m.namespace, m.art.Name)
+	return Qualify(m.namespace, m.art.Name)
 }
 
 // Lookup finds a bare name, then a namespace/name.
@@ -126,15 +126,6 @@ func (c *catalog) ambiguity(name string, ks []string) *problem.Error {
 	detail := "several namespaces publish a model named " + problem.Quote(problem.EchoName(name)) + "; address it by namespace: " + strings.Join(paths, ", ")
 	return &problem.Error{Status: http.StatusConflict, Code: compiler.CodeAmbiguousModel, Title: "Model name is ambiguous", Detail: detail,
 		Problems: compiler.Problems{{Code: compiler.CodeAmbiguousModel, Severity: compiler.SeverityError, Message: detail}}}
-}
-
-// modelPath is the model a request addresses: {model}, or
-// {namespace}/{model} on the namespaced routes.
-func modelPath(r *http.Request) string {
-	if ns := r.PathValue("namespace"); ns != "" {
-		return ns + "/" + r.PathValue("model")
-	}
-	return r.PathValue("model")
 }
 
 // inNamespaces reports whether the caller of ctx may read m: callers

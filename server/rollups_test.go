@@ -18,6 +18,7 @@ import (
 	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/engine"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/servertest"
 	"github.com/ossie-dev/ossie/test/cases/casefile"
 	"github.com/ossie-dev/ossie/test/kubetest"
 )
@@ -87,7 +88,7 @@ func TestKubernetesRollups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm := artifactConfigMap("rollups", "ossie-flights", "flights", encodeBundle(t, arts))
+	cm := servertest.ArtifactConfigMap("rollups", "ossie-flights", "flights", servertest.EncodeBundle(t, arts))
 	cm.Data = map[string]string{v1alpha1.RollupsKey: string(states)}
 	if cm, err = cs.CoreV1().ConfigMaps("rollups").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func TestKubernetesRollups(t *testing.T) {
 		}
 		return p.Explain
 	}
-	eventually(t, "answered from the rollup", func() (bool, string) {
+	servertest.Eventually(t, "answered from the rollup", func() (bool, string) {
 		e := explain()
 		return strings.Contains(e, "rollup by_origin: used"), e
 	})
@@ -116,7 +117,7 @@ func TestKubernetesRollups(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps("rollups").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "answered from the base tables", func() (bool, string) {
+	servertest.Eventually(t, "answered from the base tables", func() (bool, string) {
 		e := explain()
 		return strings.Contains(e, "rollup by_origin: it is not built"), e
 	})

@@ -31,7 +31,7 @@ func (a rowSinkAdapter) End(t *format.AnswerTail) error   { return a.sink.End(t.
 
 // ViaSQL marks ctx as a query of the SQL endpoint for the audit line
 // ("via": "pgwire").
-func ViaSQL(ctx context.Context) context.Context { return withVia(ctx, "pgwire") }
+func ViaSQL(ctx context.Context) context.Context { return WithVia(ctx, "pgwire") }
 
 // StreamAnswer answers q against model under the Identity of ctx, exactly
 // as POST /v1/models/{model}/query does, handing rows to sink as the

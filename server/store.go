@@ -240,7 +240,7 @@ func (s *Store) publish() {
 	losers := map[string][]string{}
 	for _, st := range s.sources {
 		for _, m := range st.models {
-			k := qualify(st.src.Namespace, m.art.Name)
+			k := Qualify(st.src.Namespace, m.art.Name)
 			cur, ok := owner[k]
 			if !ok {
 				owner[k] = st
@@ -272,7 +272,7 @@ func (s *Store) publish() {
 		if name == "" {
 			name = st.src.Key
 		}
-		if k := qualify(st.src.Namespace, name); next.status[k].Source == "" {
+		if k := Qualify(st.src.Namespace, name); next.status[k].Source == "" {
 			next.status[k] = ModelStatus{Source: st.src.Key, Error: st.err}
 		}
 	}

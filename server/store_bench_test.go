@@ -62,7 +62,7 @@ func BenchmarkStoreTenThousandModels(b *testing.B) {
 		}
 		cat := s.snapshot()
 		ready := time.Since(start)
-		m := cat.qualified[qualify("ns", fmt.Sprintf("shop%05d", n-1))]
+		m := cat.qualified[Qualify("ns", fmt.Sprintf("shop%05d", n-1))]
 		if m == nil {
 			b.Fatal("the last model is not served")
 		}

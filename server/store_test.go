@@ -14,53 +14,15 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
-	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/server/servertest"
 )
-
-// shopVersion compiles testdata/shop.yaml after edit (nil: unchanged), so
-// tests get distinct versions of the same model.
-func shopVersion(t testing.TB, edit func(string) string) []*compiler.Artifact {
-	t.Helper()
-	data, err := os.ReadFile("testdata/shop.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := string(data)
-	if edit != nil {
-		src = edit(src)
-	}
-	arts, probs := compiler.Load([]byte(src), compiler.CompileOptions{})
-	if probs.HasErrors() {
-		t.Fatal(probs)
-	}
-	return arts
-}
-
-// doubledRevenue is a second version of shop whose revenue is twice the
-// first one's, so an answer shows which planner produced it.
-func doubledRevenue(s string) string {
-	return strings.Replace(s, "expression: SUM(orders.amount)}", "expression: SUM(orders.amount) * 2}", 1)
-}
-
-func shopEngine(t testing.TB) *duckdb.Engine {
-	t.Helper()
-	eng, err := duckdb.Open("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	if err := eng.Exec(context.Background(), shopTables); err != nil {
-		t.Fatal(err)
-	}
-	return eng
-}
 
 // TestStoreSwapUnderConcurrentQueries swaps two versions of one model
 // while queries run; every answer must pair a version with that version's
 // number (the planner a request looked up stays its own), and nothing may
 // race (run with -race).
 func TestStoreSwapUnderConcurrentQueries(t *testing.T) {
-	v1, v2 := shopVersion(t, nil), shopVersion(t, doubledRevenue)
+	v1, v2 := servertest.ShopVersion(t, nil), servertest.ShopVersion(t, servertest.DoubledRevenue)
 	if v1[0].Version == v2[0].Version {
 		t.Fatal("the edit did not change the version")
 	}
@@ -69,7 +31,7 @@ func TestStoreSwapUnderConcurrentQueries(t *testing.T) {
 	if err := store.Set(src, v1); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Engine: shopEngine(t), Store: store})
+	srv, err := New(Config{Engine: servertest.ShopEngine(t), Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +110,7 @@ func TestStoreSwapUnderConcurrentQueries(t *testing.T) {
 func TestStoreKeepsLastGoodOnFailure(t *testing.T) {
 	var logs bytes.Buffer
 	store := NewStore(slog.New(slog.NewTextHandler(&logs, nil)))
-	v1 := shopVersion(t, nil)
+	v1 := servertest.ShopVersion(t, nil)
 	src := Source{Key: "configmap ns/ossie-shop", UID: "u1", Model: "shop"}
 	if err := store.Set(src, v1); err != nil {
 		t.Fatal(err)
@@ -168,7 +130,7 @@ func TestStoreKeepsLastGoodOnFailure(t *testing.T) {
 
 	// A bundle that decodes but that the planner refuses is also refused
 	// whole: the good model of the same bundle is not swapped in alone.
-	v2 := shopVersion(t, doubledRevenue)
+	v2 := servertest.ShopVersion(t, servertest.DoubledRevenue)
 	if err := store.Set(src, []*compiler.Artifact{v2[0], nil}); err == nil {
 		t.Fatal("a bundle with a nil artifact was accepted")
 	}
@@ -204,7 +166,7 @@ func TestStoreKeepsLastGoodOnFailure(t *testing.T) {
 func TestStoreNameConflictNewestWins(t *testing.T) {
 	var logs bytes.Buffer
 	store := NewStore(slog.New(slog.NewTextHandler(&logs, nil)))
-	v1, v2 := shopVersion(t, nil), shopVersion(t, doubledRevenue)
+	v1, v2 := servertest.ShopVersion(t, nil), servertest.ShopVersion(t, servertest.DoubledRevenue)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	older := Source{Key: "configmap a/ossie-shop", UID: "ua", Created: t0}
 	newer := Source{Key: "configmap b/ossie-shop", UID: "ub", Created: t0.Add(time.Minute)}
@@ -246,7 +208,7 @@ func TestStoreNameConflictNewestWins(t *testing.T) {
 // A new bundle of a source replaces its whole set: a model the source no
 // longer lists stops being served.
 func TestStoreSetReplacesTheSourceSet(t *testing.T) {
-	shop := shopVersion(t, nil)
+	shop := servertest.ShopVersion(t, nil)
 	slow, probs := compiler.Load(mustRead(t, "testdata/slow.yaml"), compiler.CompileOptions{})
 	if probs.HasErrors() {
 		t.Fatal(probs)

@@ -15,7 +15,7 @@
 //
 // Authentication (docs/server.md): --tokens-file, --proxy-secret-file and
 // --anonymous-role; without any of them the server listens only on a
-// loopback --addr (the default, server.DefaultAddr) unless --no-auth says
+// loopback --addr (the default, auth.DefaultAddr) unless --no-auth says
 // otherwise on purpose. Flags, help and exit codes follow internal/cli.
 package main
 
@@ -38,6 +38,7 @@ import (
 	"github.com/ossie-dev/ossie/internal/buildinfo"
 	"github.com/ossie-dev/ossie/internal/cli"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/httpapi"
 	"github.com/ossie-dev/ossie/server/load"
 )
 
@@ -105,7 +106,7 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	cfg := server.Config{MaxRows: o.maxRows, QueryTimeout: o.timeout, MaxBodyBytes: o.maxBody, Logger: log, DebugErrors: o.debugErrors,
-		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL, Limits: o.limits, AnyHost: o.auth.AnyHost(o.addr), Audit: &server.AuditOptions{FilterValues: o.auditValues}}
+		CacheBytes: o.cacheBytes, CacheTTL: o.cacheTTL, Limits: o.limits, Audit: &server.AuditOptions{FilterValues: o.auditValues}}
 	files := load.ModelFiles{Paths: o.models, Governance: o.governance, Options: compiler.CompileOptions{DefaultCatalog: o.catalog, DefaultSchema: o.schema, StoredTimezone: o.storedTimezone}}
 	if !o.kube {
 		// Compile first: a model's problems are reported even when the
@@ -187,13 +188,18 @@ func serve(ctx context.Context, o *options, stderr io.Writer) int {
 			}
 		}
 	}
+	api, err := httpapi.New(srv, httpapi.Options{AnyHost: o.auth.AnyHost(o.addr)})
+	if err != nil {
+		log.Error("cannot serve HTTP", "error", err)
+		return 1
+	}
 	waitSQL, err := o.pg.Start(ctx, srv, log)
 	if err != nil {
 		log.Error("cannot serve SQL", "error", err)
 		return 1
 	}
 	code := 0
-	if err := server.ListenAndServe(ctx, o.addr, srv.Handler(), log); err != nil {
+	if err := httpapi.ListenAndServe(ctx, o.addr, api, log); err != nil {
 		log.Error("server stopped", "error", err)
 		code = 1
 	}

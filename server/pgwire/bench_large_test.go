@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/ossie-dev/ossie/server/httpapi"
 )
 
 // An 84,000-row answer (two columns, about 210 bytes a row: 17 MB) over
@@ -28,7 +29,11 @@ import (
 func BenchmarkLargeAnswer(b *testing.B) {
 	const rows = 84000
 	w := newWideFixture(b, Options{})
-	hs := httptest.NewServer(w.srv.Handler())
+	api, err := httpapi.New(w.srv, httpapi.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(api)
 	b.Cleanup(hs.Close)
 	const sql = `SELECT wide_k, wide_pad FROM wide.wide ORDER BY wide_k LIMIT 84000`
 	const body = `{"dimensions":["wide.k","wide.pad"],"order_by":[{"key":"wide.k"}],"limit":84000}`

@@ -15,6 +15,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server"
 	"github.com/ossie-dev/ossie/server/auth"
+	"github.com/ossie-dev/ossie/server/httpapi"
 	"github.com/ossie-dev/ossie/server/load"
 )
 
@@ -99,7 +100,11 @@ func newServedFixture(t testing.TB, eng engine.Engine, governed bool, opts Optio
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	api, err := httpapi.New(srv, httpapi.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(api)
 	t.Cleanup(hs.Close)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -137,7 +137,7 @@ func (e *Endpoint) ListenAndServe(ctx context.Context, addr string) error {
 }
 
 // Serve accepts connections on ln until ctx is done, then drains as the
-// HTTP server does (server.Serve): it closes ln and the idle
+// HTTP server does (httpapi.Serve): it closes ln and the idle
 // connections, lets each statement in flight complete and then ends its
 // connection (57P01 admin_shutdown), cancels what still runs after
 // ShutdownGrace, and returns nil once every connection is closed.

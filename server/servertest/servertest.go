@@ -1,7 +1,12 @@
-// Package servertest runs a command that serves the ossie HTTP API (the
-// server binary, `ossiectl serve`) in the background of a test: on a free
-// loopback address, polled until it serves, called with or without a
-// bearer token, and waited for when the test stops it.
+// Package servertest holds what the server's tests share. It runs a
+// command that serves the ossie HTTP API (the server binary, `ossiectl
+// serve`) in the background of a test: on a free loopback address, polled
+// until it serves, called with or without a bearer token, and waited for
+// when the test stops it. And it holds the shop fixture's tables, model
+// versions and row helpers (shop.go) and the MCP client helpers (mcp.go)
+// that the tests of the query core (package server), server/mcpapi and
+// server/httpapi share; it imports nothing of the server but server/load,
+// so the core's own tests can import it.
 package servertest
 
 import (

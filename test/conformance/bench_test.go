@@ -19,6 +19,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/engine/trino"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/httpapi"
 	"github.com/ossie-dev/ossie/server/load"
 	"github.com/ossie-dev/ossie/test/trinoserver"
 )
@@ -59,11 +60,15 @@ func BenchmarkTrinoServerVsClient(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	api, err := server.New(server.Config{Engine: eng, Models: arts})
+	srv, err := server.New(server.Config{Engine: eng, Models: arts})
 	if err != nil {
 		b.Fatal(err)
 	}
-	hs := httptest.NewServer(api.Handler())
+	api, err := httpapi.New(srv, httpapi.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(api)
 	defer hs.Close()
 	client, err := sql.Open("trino", dsn)
 	if err != nil {

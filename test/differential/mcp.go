@@ -15,7 +15,7 @@ import (
 )
 
 // MCPArgs translates the HTTP query body into the arguments of the MCP
-// query tool (server.MCPQueryInput: metrics, dimensions with field, grain
+// query tool (mcpapi.QueryArgs: metrics, dimensions with field, grain
 // and compare_date_range, filters with field or metric, op and values,
 // order_by, limit, timezone). A key the tool does not take makes the cell
 // not applicable (ErrNotApplicable naming the keys), never dropped.

@@ -45,6 +45,7 @@ import (
 	"github.com/ossie-dev/ossie/engine/postgres"
 	"github.com/ossie-dev/ossie/operator"
 	"github.com/ossie-dev/ossie/server"
+	"github.com/ossie-dev/ossie/server/httpapi"
 	"github.com/ossie-dev/ossie/test/kubetest"
 	"github.com/ossie-dev/ossie/test/pgtest"
 )
@@ -207,7 +208,9 @@ var _ = BeforeSuite(func() {
 	DeferCleanup(srvEngine.Close)
 	srv, err := server.New(server.Config{Engine: srvEngine, Store: store, Synced: watcher.Synced, Logger: suiteLog, QueryTimeout: 10 * time.Second})
 	Expect(err).NotTo(HaveOccurred())
-	ts := httptest.NewServer(srv.Handler())
+	api, err := httpapi.New(srv, httpapi.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	ts := httptest.NewServer(api)
 	DeferCleanup(ts.Close)
 	ossieURL = ts.URL
 	Eventually(func() int {
