@@ -49,10 +49,18 @@ func TokensYAML() string {
 `
 }
 
-// WriteFile writes content to path (mode 0600) or fails the test.
+// WriteFile replaces path with content (mode 0600) or fails the test. It
+// writes a file beside it and renames it over path, as editors and
+// Kubernetes volume updates do, so a watcher polling meanwhile reads the
+// old content or the new, never a truncated file (which a test waiting
+// for the new content's outcome would take for the answer).
 func WriteFile(t testing.TB, path, content string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }
