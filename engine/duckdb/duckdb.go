@@ -81,14 +81,16 @@ func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.
 func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
 	entry, prepared := e.stmts.prepared(ctx, e.db, query)
 	if !prepared {
-		return e.streamRows(ctx, query, nil, cols, row)
+		return e.streamRows(ctx, query, nil, false, cols, row)
 	}
-	if shape := entry.shape.Load(); shape != nil && shape.arrow {
+	shape := entry.shape.Load()
+	if shape != nil && shape.arrow {
 		if done, err := e.streamArrow(ctx, entry, shape, cols, row); done {
 			return err
 		}
+		return e.streamRows(ctx, query, entry, true, cols, row)
 	}
-	return e.streamRows(ctx, query, entry, cols, row)
+	return e.streamRows(ctx, query, entry, false, cols, row)
 }
 
 // Exec runs one statement that returns no rows.

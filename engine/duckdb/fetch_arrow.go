@@ -68,7 +68,7 @@ func (e *Engine) readArrow(ctx context.Context, dc any, entry *stmtEntry, shape 
 	if err := ctx.Err(); err != nil {
 		return true, classify(ctx, err)
 	}
-	entry.remember(shape.cols, n > e.arrowMinRows)
+	entry.remember(shape.cols, n > e.arrowMinRows, false)
 	return true, nil
 }
 

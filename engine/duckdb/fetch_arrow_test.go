@@ -116,7 +116,7 @@ func readRows(t *testing.T, e *Engine, q string) (*engine.Result, *stmtEntry) {
 		t.Fatalf("cannot prepare %s: %v", q, err)
 	}
 	res := &engine.Result{}
-	err := e.streamRows(ctx, q, entry, collectColumns(res), collectRows(res))
+	err := e.streamRows(ctx, q, entry, false, collectColumns(res), collectRows(res))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,5 +247,27 @@ func TestArrowCancelled(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || read >= 100000 {
 		t.Fatalf("cancelled at row 5000: %v after %d rows", err, read)
+	}
+}
+
+// When DuckDB's Arrow form of a column is not the one the Arrow path
+// expects (here VARCHAR as large_utf8, by a setting), the answer is read row
+// by row, right, and the next read does not try Arrow again.
+func TestArrowRefusedFormStaysOnRows(t *testing.T) {
+	e := openMem(t)
+	ctx := context.Background()
+	if err := e.Exec(ctx, `SET GLOBAL arrow_large_buffer_size = true`); err != nil {
+		t.Fatal(err)
+	}
+	const q = `SELECT 'x' || range AS s FROM range(3000) ORDER BY range`
+	for i := range 4 { // rows, Arrow refused then rows, rows, rows
+		res, err := e.Query(ctx, q, 0)
+		if err != nil || len(res.Rows) != 3000 || res.Rows[2999][0] != "x2999" {
+			t.Fatalf("read %d: %d rows, %v", i, len(res.Rows), err)
+		}
+		entry, _ := e.stmts.prepared(ctx, e.db, q)
+		if shape := entry.shape.Load(); shape.arrow != (i == 0) {
+			t.Fatalf("after read %d: Arrow next is %v; schema %s", i, shape.arrow, arrowSchema(t, e, q))
+		}
 	}
 }

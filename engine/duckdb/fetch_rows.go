@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/ossie-dev/ossie/engine"
@@ -33,8 +34,9 @@ func arrowMinRows() int {
 // streamRows is Stream through database/sql, one value at a time, with
 // entry's prepared statement (entry nil: query run unprepared). A read
 // that reaches its end remembers the result's shape in entry, as does one
-// stopped by the caller after more rows than e.arrowMinRows.
-func (e *Engine) streamRows(ctx context.Context, query string, entry *stmtEntry, cols engine.ColumnsFunc, row engine.RowFunc) error {
+// stopped by the caller after more rows than e.arrowMinRows. refused: the
+// Arrow path just refused entry's remembered columns.
+func (e *Engine) streamRows(ctx context.Context, query string, entry *stmtEntry, refused bool, cols engine.ColumnsFunc, row engine.RowFunc) error {
 	var rows *sql.Rows
 	var err error
 	if entry != nil {
@@ -77,7 +79,7 @@ func (e *Engine) streamRows(ctx context.Context, query string, entry *stmtEntry,
 		n++
 		if err := row(out); err != nil {
 			if n > e.arrowMinRows { // a stopped read says only that it is large
-				entry.remember(columns, true)
+				entry.remember(columns, true, refused)
 			}
 			return engine.Stopped(err)
 		}
@@ -90,16 +92,22 @@ func (e *Engine) streamRows(ctx context.Context, query string, entry *stmtEntry,
 	if err := ctx.Err(); err != nil {
 		return classify(ctx, err)
 	}
-	entry.remember(columns, n > e.arrowMinRows)
+	entry.remember(columns, n > e.arrowMinRows, refused)
 	return nil
 }
 
 // remember records the shape of a result read for entry, large or not;
 // nil entry: nothing to remember. Only a large result whose every column
 // the Arrow path reads is read through Arrow next time: another would be
-// run twice (read through Arrow, refused, read again row by row).
-func (entry *stmtEntry) remember(cols []engine.Column, large bool) {
-	if entry != nil {
-		entry.shape.Store(&resultShape{cols: cols, arrow: large && arrowReadable(cols)})
+// run twice (read through Arrow, refused, read again row by row). So is
+// one whose columns the Arrow path refused (refused: just now) though the
+// catalog did not change them: DuckDB's Arrow form differs from what
+// arrowvalues.go expects (a setting such as arrow_large_buffer_size).
+func (entry *stmtEntry) remember(cols []engine.Column, large, refused bool) {
+	if entry == nil {
+		return
 	}
+	prev := entry.shape.Load()
+	stuck := prev != nil && (refused || prev.refused) && slices.Equal(prev.cols, cols)
+	entry.shape.Store(&resultShape{cols: cols, arrow: large && !stuck && arrowReadable(cols), refused: stuck})
 }

@@ -40,6 +40,9 @@ type stmtEntry struct {
 type resultShape struct {
 	cols  []engine.Column
 	arrow bool
+	// refused: the Arrow path refused these columns though the catalog
+	// had not changed them (fetch_rows.go, remember).
+	refused bool
 }
 
 func newStmtCache() *stmtCache {
