@@ -81,7 +81,7 @@ func columnReaders(want []engine.Column, schema *arrow.Schema) ([]columnReader, 
 	readers := make([]columnReader, len(want))
 	for i, c := range want {
 		f := schema.Field(i)
-		r, ok := arrowReader(c.Type, f.Type)
+		r, ok := arrowReader(c.Type, f.Type, converterFor(c.Type))
 		if f.Name != c.Name || !ok {
 			return nil, false
 		}
@@ -97,10 +97,6 @@ func handOver(reader array.RecordReader, readers []columnReader, columns []engin
 	if err := cols(slices.Clone(columns)); err != nil {
 		return 0, err
 	}
-	convs := make([]func(any) any, len(columns))
-	for i, c := range columns {
-		convs[i] = converterFor(c.Type)
-	}
 	get := make([]func(int) any, len(readers))
 	out := make([]any, len(readers))
 	n := 0
@@ -111,7 +107,7 @@ func handOver(reader array.RecordReader, readers []columnReader, columns []engin
 		}
 		for i := range int(batch.NumRows()) {
 			for j, g := range get {
-				out[j] = convs[j](g(i))
+				out[j] = g(i)
 			}
 			n++
 			if err := row(out); err != nil {

@@ -18,7 +18,8 @@ import (
 // everyType is one column of each type the Arrow path reads, a NULL in
 // every seventh row and values at the edges (NaN and infinities, HUGEINT
 // and UBIGINT past int64, dates before 1970, sub-second times, the empty
-// string), over 5,000 rows: three record batches.
+// string), repeated strings and dates (read once each) and ones never
+// repeated, over 5,000 rows: three record batches.
 const everyType = `SELECT i,
 	CASE WHEN i % 7 = 1 THEN NULL ELSE i % 2 = 0 END AS b,
 	CASE WHEN i % 7 = 2 THEN NULL ELSE (i % 200 - 100)::TINYINT END AS ti,
@@ -39,6 +40,7 @@ const everyType = `SELECT i,
 	CASE WHEN i % 7 = 3 THEN NULL WHEN i % 5 = 0 THEN '' WHEN i % 2 = 0 THEN 'O' || (i % 80) ELSE 'é unique ' || i END AS v,
 	CASE WHEN i % 7 = 4 THEN NULL ELSE ('x' || i)::BLOB END AS bl,
 	CASE WHEN i % 7 = 5 THEN NULL ELSE DATE '1900-01-01' + (i * 17)::INTEGER END AS dt,
+	CASE WHEN i % 7 = 6 THEN NULL ELSE DATE '2001-01-01' + (i % 60 * 7)::INTEGER END AS dt_weeks,
 	CASE WHEN i % 7 = 6 THEN NULL ELSE TIME '00:00:00' + to_microseconds(i * 12345678) END AS tm,
 	CASE WHEN i % 7 = 0 THEN NULL ELSE TIMESTAMP '1960-01-01' + to_microseconds(i * 123456789011) END AS ts,
 	CASE WHEN i % 7 = 1 THEN NULL ELSE (TIMESTAMP '1960-01-01' + to_seconds(i * 1234567))::TIMESTAMP_S END AS ts_s,
