@@ -273,3 +273,34 @@ func TestArrowRefusedFormStaysOnRows(t *testing.T) {
 		}
 	}
 }
+
+// An Arrow read past the memory limit fails with the class the row path
+// gives (engine.ErrOutOfMemory): the same SQL text, remembered as large,
+// asked again for far more groups than the limit lets DuckDB hold.
+func TestArrowOutOfMemoryClass(t *testing.T) {
+	ctx := context.Background()
+	e := openMem(t)
+	const q = `SELECT i, count(*) AS n FROM range(2000000) r(i) JOIN groups ON i < groups.n GROUP BY i ORDER BY i DESC`
+	for _, s := range []string{"SET temp_directory = ''", "CREATE TABLE groups AS SELECT 3000 AS n"} {
+		if err := e.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.Query(ctx, q, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Exec(ctx, `UPDATE groups SET n = 2000000`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Bound(ctx, Resources{MemoryLimit: "2MiB", Threads: 1}); err != nil {
+		t.Fatal(err)
+	}
+	entry, _ := e.stmts.prepared(ctx, e.db, q)
+	if shape := entry.shape.Load(); !shape.arrow {
+		t.Fatalf("the next read of %s would not go through Arrow", q)
+	}
+	_, err := e.Query(ctx, q, 0)
+	if !errors.Is(err, engine.ErrOutOfMemory) || !errors.Is(err, engine.ErrUnavailable) {
+		t.Fatalf("want ErrOutOfMemory, got %v", err)
+	}
+}
