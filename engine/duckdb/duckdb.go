@@ -93,8 +93,12 @@ func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFu
 	return e.streamRows(ctx, query, entry, false, cols, row)
 }
 
-// Exec runs one statement that returns no rows.
+// Exec runs one statement that returns no rows. The result shapes the
+// statement cache remembered are forgotten: a replaced table may give a
+// SQL text columns whose Arrow form is that of the old ones (HUGEINT and
+// DECIMAL(38,0), VARCHAR and JSON), which the Arrow path cannot tell apart.
 func (e *Engine) Exec(ctx context.Context, stmt string) error {
+	defer e.stmts.forgetShapes()
 	if _, err := e.db.ExecContext(ctx, stmt); err != nil {
 		return classify(ctx, err)
 	}

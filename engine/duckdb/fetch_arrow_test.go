@@ -196,11 +196,12 @@ func arrowSchema(t *testing.T, e *Engine, q string) string {
 	return s
 }
 
-// A SQL text read through Arrow follows the catalog as the row path does:
-// after its table is replaced by one of other columns, the Arrow schema no
-// longer fits the remembered columns and the answer comes, right, from
-// the new table (row by row, then through Arrow again); after the table is
-// dropped it fails as drift.
+// A SQL text read through Arrow follows the catalog as the row path does,
+// also when the catalog changes past Exec (through DB(), which keeps the
+// remembered shapes): after its table is replaced by one of other
+// columns, the Arrow schema no longer fits the remembered columns and the
+// answer comes, right, from the new table (row by row, then through Arrow
+// again); after the table is dropped it fails as drift.
 func TestArrowFollowsTheCatalog(t *testing.T) {
 	e := openMem(t)
 	ctx := context.Background()
@@ -214,7 +215,7 @@ func TestArrowFollowsTheCatalog(t *testing.T) {
 			t.Fatalf("first: %v rows, %v", len(res.Rows), err)
 		}
 	}
-	if err := e.Exec(ctx, `CREATE OR REPLACE TABLE t AS SELECT 'x' || range AS b, range / 2 AS c FROM range(3000)`); err != nil {
+	if _, err := e.DB().ExecContext(ctx, `CREATE OR REPLACE TABLE t AS SELECT 'x' || range AS b, range / 2 AS c FROM range(3000)`); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -223,7 +224,7 @@ func TestArrowFollowsTheCatalog(t *testing.T) {
 			t.Fatalf("after replace: %v %v, %v", res.Columns, res.Rows[:1], err)
 		}
 	}
-	if err := e.Exec(ctx, `DROP TABLE t`); err != nil {
+	if _, err := e.DB().ExecContext(ctx, `DROP TABLE t`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Query(ctx, q, 0); !errors.Is(err, engine.ErrNotFound) {
@@ -289,11 +290,12 @@ func TestArrowOutOfMemoryClass(t *testing.T) {
 	if _, err := e.Query(ctx, q, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Exec(ctx, `UPDATE groups SET n = 2000000`); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Bound(ctx, Resources{MemoryLimit: "2MiB", Threads: 1}); err != nil {
-		t.Fatal(err)
+	// Past Exec (and Bound, which uses it): it would make the next read a
+	// row read.
+	for _, s := range []string{`UPDATE groups SET n = 2000000`, `SET memory_limit = '2MiB'`, `SET threads = 1`} {
+		if _, err := e.DB().ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	entry, _ := e.stmts.prepared(ctx, e.db, q)
 	if shape := entry.shape.Load(); !shape.arrow {
@@ -302,5 +304,32 @@ func TestArrowOutOfMemoryClass(t *testing.T) {
 	_, err := e.Query(ctx, q, 0)
 	if !errors.Is(err, engine.ErrOutOfMemory) || !errors.Is(err, engine.ErrUnavailable) {
 		t.Fatalf("want ErrOutOfMemory, got %v", err)
+	}
+}
+
+// A column replaced by one of another DuckDB type with the same Arrow form
+// (HUGEINT and DECIMAL(38,0) are both decimal128(38,0)) through Exec is
+// answered with the new type and its values (float64, not int64).
+func TestArrowForgetsShapesOnExec(t *testing.T) {
+	e := openMem(t)
+	ctx := context.Background()
+	const q = `SELECT * FROM t ORDER BY 1`
+	if err := e.Exec(ctx, `CREATE TABLE t AS SELECT range::HUGEINT AS a FROM range(3000)`); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // rows, then Arrow
+		res, err := e.Query(ctx, q, 0)
+		if err != nil || res.Columns[0].Type != "HUGEINT" || res.Rows[1][0] != int64(1) {
+			t.Fatalf("HUGEINT: %v %v, %v", res.Columns, res.Rows[1], err)
+		}
+	}
+	if err := e.Exec(ctx, `CREATE OR REPLACE TABLE t AS SELECT range::DECIMAL(38,0) AS a FROM range(3000)`); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		res, err := e.Query(ctx, q, 0)
+		if err != nil || res.Columns[0].Type != "DECIMAL(38,0)" || res.Rows[1][0] != 1.0 {
+			t.Fatalf("DECIMAL(38,0): %v %#v, %v", res.Columns, res.Rows[1], err)
+		}
 	}
 }

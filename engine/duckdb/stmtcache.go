@@ -81,6 +81,16 @@ func (c *stmtCache) prepared(ctx context.Context, db *sql.DB, query string) (ent
 	return entry, true
 }
 
+// forgetShapes forgets what every statement's last result looked like,
+// so that each is read row by row once more (fetch_rows.go).
+func (c *stmtCache) forgetShapes() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for el := c.lru.Front(); el != nil; el = el.Next() {
+		el.Value.(*stmtEntry).shape.Store(nil)
+	}
+}
+
 // close closes every cached statement.
 func (c *stmtCache) close() {
 	c.mu.Lock()
