@@ -18,7 +18,8 @@ ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12:nonroot
 
 FROM ${GO_IMAGE} AS build
 WORKDIR /src
-ENV CGO_ENABLED=1 GOFLAGS=-buildvcs=false
+# duckdb_arrow: answers read from DuckDB as Arrow record batches (docs/development.md).
+ENV CGO_ENABLED=1 GOFLAGS="-buildvcs=false -tags=duckdb_arrow"
 COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/root/go/pkg/mod go mod download
 COPY . .

@@ -12,6 +12,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 GO=${GO:-go}
+# The duckdb_arrow tag, as the Makefile sets it, unless GOFLAGS names tags:
+# DuckDB answers read as Arrow record batches (docs/development.md).
+case " ${GOFLAGS:-} " in *" -tags="*) ;; *) export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow" ;; esac
 BIN=${BIN:-bin}
 data=$(scripts/fetch-flights.sh)
 home=$(BIN="$BIN" TRINO_PLUGINS="memory hive" scripts/trino.sh | tail -n1)

@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime="${FUZZTIME:-10s}"
+# The duckdb_arrow tag, as the Makefile sets it, unless GOFLAGS names tags:
+# DuckDB answers read as Arrow record batches (docs/development.md).
+case " ${GOFLAGS:-} " in *" -tags="*) ;; *) export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow" ;; esac
 found=0
 while IFS= read -r file; do
 	pkg="./$(dirname "$file")"

@@ -14,6 +14,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 GO=${GO:-go}
+# The duckdb_arrow tag, as the Makefile sets it, unless GOFLAGS names tags:
+# DuckDB answers read as Arrow record batches (docs/development.md).
+case " ${GOFLAGS:-} " in *" -tags="*) ;; *) export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow" ;; esac
 BIN=${BIN:-bin}
 VERSION=${VERSION:-dev}
 RUNTIME_GLIBC=${RUNTIME_GLIBC:-2.36}
@@ -21,7 +24,7 @@ RUNTIME_GLIBCXX=${RUNTIME_GLIBCXX:-3.4.30}
 out="$BIN/image"
 mkdir -p "$out"
 
-# Keep in step with the Dockerfile's build stage.
+# Keep in step with the Dockerfile's build stage (its GOFLAGS carry the same tag).
 ldflags="-s -w -X github.com/ossie-dev/ossie/internal/buildinfo.Version=$VERSION -X github.com/ossie-dev/ossie/ossiectl.Version=$VERSION"
 
 # Libraries distroless/cc-debian12 provides (glibc, libgcc, libstdc++).

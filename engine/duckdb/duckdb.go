@@ -20,6 +20,9 @@ import (
 type Engine struct {
 	db    *sql.DB
 	stmts *stmtCache
+	// arrowMinRows: a SQL text whose last answer had more rows is read
+	// through Arrow next time (fetch_rows.go).
+	arrowMinRows int
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -44,7 +47,7 @@ func Open(path string) (*Engine, error) {
 		_ = db.Close()
 		return nil, &engine.Error{Class: engine.ErrUnavailable, Message: "duckdb: cannot open database: " + driverMessage(err), Err: err}
 	}
-	return &Engine{db: db, stmts: newStmtCache()}, nil
+	return &Engine{db: db, stmts: newStmtCache(), arrowMinRows: arrowMinRows()}, nil
 }
 
 // Dialect is dialect.DuckDB.
@@ -71,63 +74,31 @@ func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.
 // row slice is reused. Values are converted by engine.Converter
 // (convert.go for DuckDB's own types).
 // Statements are prepared once per SQL text and reused (stmtcache.go).
+// A SQL text whose last answer was large is read as Arrow record batches
+// when the build has them (fetch_arrow.go), else row by row
+// (fetch_rows.go); both hand over the same values.
 // Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
 func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
-	var rows *sql.Rows
-	var err error
-	if stmt, ok := e.stmts.prepared(ctx, e.db, query); ok {
-		rows, err = stmt.QueryContext(ctx)
-	} else {
-		rows, err = e.db.QueryContext(ctx, query)
+	entry, prepared := e.stmts.prepared(ctx, e.db, query)
+	if !prepared {
+		return e.streamRows(ctx, query, nil, false, cols, row)
 	}
-	if err != nil {
-		return classify(ctx, err)
-	}
-	defer rows.Close()
-
-	types, err := rows.ColumnTypes()
-	if err != nil {
-		return classify(ctx, err)
-	}
-	columns := make([]engine.Column, len(types))
-	convs := make([]func(any) any, len(types))
-	for i, t := range types {
-		columns[i] = engine.Column{Name: t.Name(), Type: t.DatabaseTypeName()}
-		convs[i] = converterFor(t.DatabaseTypeName())
-	}
-	if err := cols(columns); err != nil {
-		return engine.Stopped(err)
-	}
-	scan := make([]any, len(types))
-	ptrs := make([]any, len(types))
-	for i := range scan {
-		ptrs[i] = &scan[i]
-	}
-	out := make([]any, len(types))
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return classify(ctx, err)
+	shape := entry.shape.Load()
+	if shape != nil && shape.arrow {
+		if done, err := e.streamArrow(ctx, entry, shape, cols, row); done {
+			return err
 		}
-		for i, v := range scan {
-			out[i] = convs[i](v)
-		}
-		if err := row(out); err != nil {
-			return engine.Stopped(err)
-		}
+		return e.streamRows(ctx, query, entry, true, cols, row)
 	}
-	if err := rows.Err(); err != nil {
-		return classify(ctx, err)
-	}
-	// database/sql reports a context cancelled mid-iteration as a normal end
-	// of rows on some paths; a cut result must never look complete.
-	if err := ctx.Err(); err != nil {
-		return classify(ctx, err)
-	}
-	return nil
+	return e.streamRows(ctx, query, entry, false, cols, row)
 }
 
-// Exec runs one statement that returns no rows.
+// Exec runs one statement that returns no rows. The result shapes the
+// statement cache remembered are forgotten: a replaced table may give a
+// SQL text columns whose Arrow form is that of the old ones (HUGEINT and
+// DECIMAL(38,0), VARCHAR and JSON), which the Arrow path cannot tell apart.
 func (e *Engine) Exec(ctx context.Context, stmt string) error {
+	defer e.stmts.forgetShapes()
 	if _, err := e.db.ExecContext(ctx, stmt); err != nil {
 		return classify(ctx, err)
 	}

@@ -1,0 +1,19 @@
+//go:build !duckdb_arrow
+
+package duckdb
+
+import (
+	"context"
+
+	"github.com/ossie-dev/ossie/engine"
+)
+
+// streamArrow is not built: the driver's Arrow interface needs the
+// duckdb_arrow build tag (docs/development.md), so every answer is read
+// row by row (fetch_rows.go).
+func (e *Engine) streamArrow(context.Context, *stmtEntry, *resultShape, engine.ColumnsFunc, engine.RowFunc) (bool, error) {
+	return false, nil
+}
+
+// arrowReadable is false: no column is read through Arrow.
+func arrowReadable([]engine.Column) bool { return false }
