@@ -101,6 +101,11 @@ func TestUnmappedAreListed(t *testing.T) {
 		if m.Name == "weekly_buyers" || m.Name == "revenue_of_loyal" {
 			t.Errorf("unmapped metric %s was written", m.Name)
 		}
+		// A conversion rate is a Float; a count of conversions an Integer,
+		// as the answer is (docs/metrics.md).
+		if want := map[string]ossie.Datatype{"visit_to_order_7d": ossie.TypeFloat, "orders_converted": ossie.TypeInteger}[m.Name]; want != "" && m.Datatype != want {
+			t.Errorf("%s is %s, want %s", m.Name, m.Datatype, want)
+		}
 	}
 }
 

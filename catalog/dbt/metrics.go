@@ -120,7 +120,13 @@ func (im *importer) metric(m *Metric) ([]ossie.Metric, error) {
 		if err != nil {
 			return nil, err
 		}
-		om.Expression, om.Datatype, om.CustomExtensions = plain(expr), ossie.TypeFloat, []ossie.CustomExtension{typed(params)}
+		// A rate is a Float, a count of converted entities an Integer
+		// (docs/metrics.md, "Conversion metrics").
+		dt := ossie.TypeFloat
+		if params["calculation"] == "conversions" {
+			dt = ossie.TypeInteger
+		}
+		om.Expression, om.Datatype, om.CustomExtensions = plain(expr), dt, []ossie.CustomExtension{typed(params)}
 	default:
 		return nil, fmt.Errorf("metric type %q is not one of simple, ratio, derived, cumulative, conversion", m.Type)
 	}

@@ -67,7 +67,7 @@ func TestSQLEndpointFlag(t *testing.T) {
 func TestSQLEndpointLoopbackWithoutAuth(t *testing.T) {
 	var stderr strings.Builder
 	code := runTo(context.Background(), []string{"--models", "../../server/testdata/shop.yaml", "--pg-addr", ":15432"}, io.Discard, &stderr)
-	if code != 2 || !strings.Contains(stderr.String(), "--pg-addr") {
+	if code != 2 || !strings.Contains(stderr.String(), "--pg-addr :15432 is not a loopback address") || strings.Contains(stderr.String(), "--addr :15432") {
 		t.Errorf("exit %d: %s", code, stderr.String())
 	}
 }

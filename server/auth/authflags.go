@@ -52,7 +52,7 @@ func (f *Flags) Check(addr string) error {
 	if f.NoAuth || f.Configured() {
 		return nil
 	}
-	return CheckExposure(addr)
+	return CheckExposure("--addr", addr)
 }
 
 // Open builds the Auth the flags describe (nil for --no-auth or none),
@@ -77,14 +77,16 @@ const DefaultAddr = "127.0.0.1:8080"
 // CheckExposure refuses to serve without authentication on anything but
 // a loopback address: an ungoverned server answers every member of every
 // model to whoever reaches it, which is fine for a developer's own machine
-// and nowhere else. addr is a listen address such as "127.0.0.1:8080",
-// "[::1]:8080" or "localhost:8080"; ":8080" listens on every interface.
-func CheckExposure(addr string) error {
+// and nowhere else. flag names the listen address's flag in the message
+// ("--addr", "--pg-addr"); addr is a listen address such as
+// "127.0.0.1:8080", "[::1]:8080" or "localhost:8080"; ":8080" listens on
+// every interface.
+func CheckExposure(flag, addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err == nil && IsLoopback(host) {
 		return nil
 	}
-	return errors.New("no authentication is configured and --addr " + addr + " is not a loopback address: " +
+	return errors.New("no authentication is configured and " + flag + " " + addr + " is not a loopback address: " +
 		"set --tokens-file, --proxy-secret-file or --anonymous-role, or --no-auth to serve ungoverned on purpose")
 }
 
@@ -100,5 +102,5 @@ func IsLoopback(host string) bool {
 // on a non-loopback address, where the operator chose to expose an
 // ungoverned server and host names other than loopback are expected.
 func (f *Flags) AnyHost(addr string) bool {
-	return f.NoAuth && CheckExposure(addr) != nil
+	return f.NoAuth && CheckExposure("--addr", addr) != nil
 }

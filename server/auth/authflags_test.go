@@ -10,7 +10,7 @@ func TestCheckExposure(t *testing.T) {
 		"127.0.0.1:8080": true, "[::1]:8080": true, "localhost:0": true, "127.9.9.9:1": true,
 		":8080": false, "0.0.0.0:8080": false, "[::]:8080": false, "10.0.0.1:80": false, "example.com:80": false, "bad": false,
 	} {
-		if err := CheckExposure(addr); (err == nil) != ok {
+		if err := CheckExposure("--addr", addr); (err == nil) != ok {
 			t.Errorf("CheckExposure(%q) = %v", addr, err)
 		}
 	}

@@ -46,10 +46,7 @@ func (f *Flags) Check(af *auth.Flags) error {
 	if af.NoAuth || af.Configured() {
 		return nil
 	}
-	if err := auth.CheckExposure(f.Addr); err != nil {
-		return errors.New("--pg-addr: " + err.Error())
-	}
-	return nil
+	return auth.CheckExposure("--pg-addr", f.Addr)
 }
 
 // Start listens on Addr (nothing when it is empty) and serves b until ctx

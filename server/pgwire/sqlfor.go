@@ -20,9 +20,9 @@ import (
 // the SQL entry point of the differential test (test/differential): a
 // case's query JSON, sent as SQLFor's statement after `SET TIME ZONE`
 // (when timeZone is not ""), must give the answer the HTTP API gives.
-// Queries with no SQL form (week_start, compare_date_range, through,
-// relative date ranges) are an error; a via is its column
-// (`dataset_field@via`).
+// Queries with no SQL form (week_start, compare_date_range, relative
+// date ranges, a through other than the one the path columns imply) are
+// an error; a via is its column (`dataset_field@via`).
 func SQLFor(d *server.ModelDetail, q *plan.Query) (sql, timeZone string, err error) {
 	t := newTable(d.Name, d)
 	col := func(member, via string) (string, error) {
@@ -42,10 +42,15 @@ func SQLFor(d *server.ModelDetail, q *plan.Query) (sql, timeZone string, err err
 		}
 		return "DATE_TRUNC('" + grain + "', " + c + ")", nil
 	}
-	if q.Through != "" {
-		// One table per model: no SQL names the fact whose rows a
-		// dimension-only query lists (docs/sql-api.md).
-		return "", "", fmt.Errorf("through has no SQL form")
+	implied := ""
+	if len(q.Metrics) == 0 {
+		implied = t.throughOfVias(q)
+	}
+	if q.Through != implied {
+		// One table per model: the fact whose rows a dimension-only
+		// query lists is only the one its path columns imply
+		// (docs/sql-api.md).
+		return "", "", fmt.Errorf("through %q has no SQL form", q.Through)
 	}
 	var sel, group []string
 	for i, dm := range q.Dimensions {

@@ -42,6 +42,10 @@ type table struct {
 	byName      map[string]int // lower-cased SQL name → column
 	byMember    map[string]int // member name, "@via" appended for a column along a path → column
 	byField     map[string]int // bare field name → column, when unique; -1 ambiguous
+	// viaFrom is each relationship's many side: the fact whose rows a
+	// query without metrics lists when it reads a column along that
+	// relationship's path (throughOfVias).
+	viaFrom map[string]string
 }
 
 // newTable lays out d as a table (the column rule above).
@@ -57,6 +61,10 @@ func newTable(schema string, d *server.ModelDetail) *table {
 				t.byField[f.Field] = len(t.Columns) - 1
 			}
 		}
+	}
+	t.viaFrom = map[string]string{}
+	for _, r := range d.Relationships {
+		t.viaFrom[r.Name] = r.From
 	}
 	vias := viaChoices(d.Relationships)
 	for _, ds := range d.Datasets {

@@ -3,6 +3,7 @@ package pgwire
 import (
 	"slices"
 
+	"github.com/ossie-dev/ossie/compiler/plan"
 	"github.com/ossie-dev/ossie/server"
 )
 
@@ -72,4 +73,36 @@ func distinguishing(p []string, ps [][]string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// throughOfVias is the fact a query without metrics lists the rows of
+// when its columns along a path (`calendar_kind@orders_ship_date`) all
+// take relationships from one dataset (orders): the query's `through`,
+// which SQL has no other way to name (docs/sql-api.md). "" when no
+// column takes a path, or the paths start from several datasets (the
+// planner then says which fact to choose, OSS4012 or OSS4013).
+func (t *table) throughOfVias(q *plan.Query) string {
+	from := ""
+	take := func(via string) bool {
+		if via == "" {
+			return true
+		}
+		f := t.viaFrom[via]
+		if from != "" && f != from {
+			return false
+		}
+		from = f
+		return true
+	}
+	for _, d := range q.Dimensions {
+		if !take(d.Via) {
+			return ""
+		}
+	}
+	for _, f := range q.Filters {
+		if !take(f.Via) {
+			return ""
+		}
+	}
+	return from
 }

@@ -174,6 +174,9 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt) (*semantic, error) {
 	if sem.query.Limit, sem.query.Offset, err = tr.limits(s); err != nil {
 		return nil, err
 	}
+	if len(sem.query.Metrics) == 0 {
+		sem.query.Through = r.t.throughOfVias(&sem.query)
+	}
 	return sem, nil
 }
 

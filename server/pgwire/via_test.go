@@ -23,7 +23,8 @@ import (
 // `calendar_month@orders_ship_date`, so a BI tool picks the role of the
 // dimension as it picks any column: both months in one query, a filter
 // along one path beside a dimension along the other, ordered by both.
-// The answer is hand-written SQL's; the bare column, which names no path,
+// Without a metric, such a column lists the rows of its path's fact. The
+// answers are hand-written SQL's; the bare column, which names no path,
 // is refused as over HTTP (OSS4011).
 func TestViaColumns(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -76,6 +77,17 @@ func TestViaColumns(t *testing.T) {
 	}
 	if err := sameRows(got, eres.Rows); err != nil || len(got) == 0 {
 		t.Errorf("both months, ship-day weekdays: %v", err)
+	}
+
+	// Without a metric, a column along a path lists the rows of that
+	// path's fact (orders), as a query's through does over HTTP.
+	got = simpleRows(t, c, `SELECT DISTINCT "calendar_kind@orders_ship_date" FROM ja01.ja01 ORDER BY 1`)
+	eres, err = eng.Query(ctx, `SELECT DISTINCT cs.kind FROM orders o LEFT JOIN calendar cs ON cs.day = o.ship_day ORDER BY 1 NULLS LAST`, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameRows(got, eres.Rows); err != nil || len(got) < 2 {
+		t.Errorf("ship-day kinds of the orders: %v", err)
 	}
 
 	_, err = c.Exec(ctx, `SELECT calendar_month, revenue FROM ja01.ja01`, pgx.QueryExecModeSimpleProtocol)
