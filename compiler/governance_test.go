@@ -228,8 +228,8 @@ semantic_model:
 		}
 	}
 	if len(got) != 2 || !strings.Contains(got[0], "row_filters[0]") || !strings.Contains(got[1], "row_filters[1]") ||
-		!strings.Contains(got[0], "several many-to-one paths (order_buyer; order_seller, ...)") ||
-		!strings.Contains(got[1], "(line_order then order_buyer; line_order then order_seller, ...)") {
+		!strings.Contains(got[0], "several many-to-one paths (order_buyer; order_seller)") ||
+		!strings.Contains(got[1], "(line_order then order_buyer; line_order then order_seller)") {
 		t.Errorf("want the two filters reading customers refused, naming both paths; got %d problems:\n%s\nall: %v", len(got), strings.Join(got, "\n"), probs)
 	}
 }

@@ -162,43 +162,31 @@ func (mc *modelCheck) manyToOneFrom(ds string) []string {
 	return out
 }
 
-// toOnePaths lists up to limit paths (relationship names) from dataset
-// from to dataset to following relationships from their many side to
-// their one side, none visiting a dataset twice. The search stops after
-// maxPathSteps relationships tried (a model needing more is read as
-// having the paths found by then).
-func (mc *modelCheck) toOnePaths(from, to string, limit int) [][]string {
-	const maxPathSteps = 100000
-	steps := 0
-	var out [][]string
-	var path []string
-	onPath := map[string]bool{from: true}
-	var walk func(cur string)
-	walk = func(cur string) {
-		for _, r := range mc.m.Relationships {
-			if steps++; len(out) >= limit || steps > maxPathSteps || r.From != cur || onPath[r.To] {
-				continue
-			}
-			path = append(path, r.Name)
-			if r.To == to {
-				out = append(out, slices.Clone(path))
-			} else {
-				onPath[r.To] = true
-				walk(r.To)
-				delete(onPath, r.To)
-			}
-			path = path[:len(path)-1]
+// choiceBetween is the join graph's record of the several many-to-one
+// paths from dataset from to dataset to (validate_graph.go), or nil when
+// there is at most one.
+func (mc *modelCheck) choiceBetween(from, to string) *joinChoice {
+	if mc.graph == nil {
+		return nil
+	}
+	for i := range mc.graph.choices {
+		c := &mc.graph.choices[i]
+		if mc.m.Datasets[c.from].Name == from && mc.m.Datasets[c.to].Name == to {
+			return c
 		}
 	}
-	walk(from)
-	return out
+	return nil
 }
 
-// pathsText writes paths as "a then b; c".
-func pathsText(paths [][]string) string {
-	parts := make([]string, len(paths))
-	for i, p := range paths {
-		parts[i] = strings.Join(p, " then ")
+// pathsText writes c's paths by relationship name: "a then b; c".
+func (mc *modelCheck) pathsText(c *joinChoice) string {
+	parts := make([]string, len(c.paths))
+	for i, p := range c.paths {
+		names := make([]string, len(p))
+		for k, rel := range p {
+			names[k] = mc.m.Relationships[rel].Name
+		}
+		parts[i] = strings.Join(names, " then ")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -302,12 +290,12 @@ func (gc *govCheck) rowFilter(mc *modelCheck, p string, rf ossie.RowFilter) (Art
 			// row of rf.Dataset, so the filter stays a condition on one row.
 			od, _ := mc.datasets.find(r.Qualifier, r.Quoted)
 			other := mc.m.Datasets[od].Name
-			if paths := mc.toOnePaths(rf.Dataset, other, 2); len(paths) > 1 {
+			if c := mc.choiceBetween(rf.Dataset, other); c != nil {
 				// The filter would narrow by whichever path the join tree
 				// happens to take; a query asks for a via instead (OSS4011),
 				// but a row filter has no way to name one.
-				gc.errorf(CodeBadRowFilter, ep, "a row filter of dataset %s reads %s.%s, and %s reaches %s by several many-to-one paths (%s, ...): which %s row applies is ambiguous; filter on a field of %s (the key that relationship joins on) or of a dataset it reaches by one path",
-					rf.Dataset, other, r.Name, rf.Dataset, other, pathsText(paths), other, rf.Dataset)
+				gc.errorf(CodeBadRowFilter, ep, "a row filter of dataset %s reads %s.%s, and %s reaches %s by several many-to-one paths (%s): which %s row applies is ambiguous; filter on a field of %s (the key that relationship joins on) or of a dataset it reaches by one path",
+					rf.Dataset, other, r.Name, rf.Dataset, other, mc.pathsText(c), other, rf.Dataset)
 				break
 			}
 			if i, found := mc.fields[od].find(r.Name, r.Quoted); found {
