@@ -4,6 +4,10 @@ package duckdb
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -24,17 +28,20 @@ import (
 type columnReader func(arr arrow.Array) func(i int) any
 
 // arrowReader returns the reader of a column whose DuckDB type is typ
-// (the driver's type name), whose Arrow type is dt and whose values conv
-// converts. ok is false for a pair not read here: a type whose Arrow form
-// the driver's rows do not match (UUID, JSON and ENUM as text, UHUGEINT,
-// TIMETZ, BIT, UNION, nested types), or a dt that is not the form DuckDB
-// gives typ.
+// (the driver's type name, duckTypeName), whose Arrow type is dt (an
+// extension type's storage type) and whose values conv converts. ok is
+// false for a pair not read here: a type whose values the driver's rows
+// give in a form not built here (TIMETZ, BIT, UNION, nested types), or a
+// dt that is not the form DuckDB gives typ under losslessArrow.
 func arrowReader(typ string, dt arrow.DataType, conv func(any) any) (columnReader, bool) {
 	want, read := scalarReader(typ, conv)
 	if read == nil || !want(dt) {
 		return nil, false
 	}
 	return func(arr arrow.Array) func(int) any {
+		if ext, ok := arr.(array.ExtensionArray); ok {
+			arr = ext.Storage()
+		}
 		get := read(arr)
 		if arr.NullN() == 0 {
 			return get
@@ -69,10 +76,20 @@ func scalarReader(typ string, conv func(any) any) (func(arrow.DataType) bool, co
 		return timeUnit(r.id, r.unit, typ == "TIMESTAMPTZ"), convertedBy(r.read, conv)
 	}
 	switch typ {
+	case "BOOLEAN":
+		return is(arrow.INT8), convertedBy(bool8, conv)
 	case "HUGEINT":
-		return decimalOf(38, 0), convertedBy(hugeint, conv)
+		return fixed16, convertedBy(int128(true), conv)
+	case "UHUGEINT":
+		return fixed16, convertedBy(int128(false), conv)
+	case "UUID":
+		return fixed16, convertedBy(uuidBytes, conv)
 	case "VARCHAR":
 		return is(arrow.STRING), textOnce(conv)
+	case "JSON":
+		return is(arrow.STRING), convertedBy(jsonValue, conv)
+	case "ENUM":
+		return isEnum, enumOnce(conv)
 	case "DATE":
 		return is(arrow.DATE32), daysOnce(conv)
 	}
@@ -95,7 +112,6 @@ var plainReaders = map[string]struct {
 	id   arrow.Type
 	read columnReader
 }{
-	"BOOLEAN":   {arrow.BOOL, boolean},
 	"TINYINT":   {arrow.INT8, number[int8]},
 	"SMALLINT":  {arrow.INT16, number[int16]},
 	"INTEGER":   {arrow.INT32, number[int32]},
@@ -125,9 +141,10 @@ var timeReaders = map[string]struct {
 	"TIMESTAMPTZ":  {arrow.TIMESTAMP, arrow.Microsecond, instant(time.UnixMicro)},
 }
 
-func boolean(arr arrow.Array) func(int) any {
-	a := arr.(*array.Boolean)
-	return func(i int) any { return a.Value(i) }
+// bool8 reads BOOLEAN in its arrow.bool8 form: a byte, 0 for false.
+func bool8(arr arrow.Array) func(int) any {
+	values := arr.(*array.Int8).Int8Values()
+	return func(i int) any { return values[i] != 0 }
 }
 
 func is(id arrow.Type) func(arrow.DataType) bool {
@@ -140,13 +157,26 @@ func number[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | 
 	return func(i int) any { return values[i] }
 }
 
-// decimalOf matches DuckDB's Arrow form of DECIMAL(width,scale) and of
-// HUGEINT (DECIMAL(38,0)): decimal128 with that precision and scale.
+// decimalOf matches DuckDB's Arrow form of DECIMAL(width,scale):
+// decimal128 with that precision and scale.
 func decimalOf(width, scale int32) func(arrow.DataType) bool {
 	return func(dt arrow.DataType) bool {
 		d, ok := dt.(*arrow.Decimal128Type)
 		return ok && d.Precision == width && d.Scale == scale
 	}
+}
+
+// fixed16 matches the storage of DuckDB's Arrow HUGEINT, UHUGEINT and UUID
+// under losslessArrow: fixed_size_binary[16].
+func fixed16(dt arrow.DataType) bool {
+	f, ok := dt.(*arrow.FixedSizeBinaryType)
+	return ok && f.ByteWidth == 16
+}
+
+// isEnum matches DuckDB's Arrow ENUM: a dictionary of strings.
+func isEnum(dt arrow.DataType) bool {
+	d, ok := dt.(*arrow.DictionaryType)
+	return ok && d.ValueType.ID() == arrow.STRING
 }
 
 // decimalType parses the driver's "DECIMAL(w,s)".
@@ -162,16 +192,66 @@ func decimalType(typ string) (width, scale int32, ok bool) {
 	return int32(wi), int32(si), err1 == nil && err2 == nil
 }
 
-// hugeint reads HUGEINT as the driver does, a *big.Int; int64 when it
-// fits, which engine.Value makes of such a *big.Int anyway.
-func hugeint(arr arrow.Array) func(int) any {
-	a := arr.(*array.Decimal128)
-	return func(i int) any {
-		n := a.Value(i)
-		if hi, lo := n.HighBits(), n.LowBits(); (hi == 0 && lo>>63 == 0) || (hi == -1 && lo>>63 == 1) {
-			return int64(lo)
+// int128 reads HUGEINT (signed) or UHUGEINT as the driver does, a
+// *big.Int; int64 when it fits, which engine.Value makes of such a
+// *big.Int anyway. DuckDB's opaque Arrow form is its in-memory layout:
+// the low 64 bits, then the high 64 bits, each little-endian.
+func int128(signed bool) columnReader {
+	return func(arr arrow.Array) func(int) any {
+		a := arr.(*array.FixedSizeBinary)
+		return func(i int) any {
+			b := a.Value(i)
+			lo, hi := binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+			if (hi == 0 && lo>>63 == 0) || (signed && hi == math.MaxUint64 && lo>>63 == 1) {
+				return int64(lo)
+			}
+			n := new(big.Int).SetUint64(hi)
+			n.Lsh(n, 64).Or(n, new(big.Int).SetUint64(lo))
+			if signed && hi>>63 == 1 {
+				n.Sub(n, twoTo128)
+			}
+			return n
 		}
-		return n.BigInt()
+	}
+}
+
+var twoTo128 = new(big.Int).Lsh(big.NewInt(1), 128)
+
+// uuidBytes reads UUID as the driver does: its 16 bytes, big-endian (the
+// canonical order of arrow.uuid), which the UUID converter makes text.
+func uuidBytes(arr arrow.Array) func(int) any {
+	a := arr.(*array.FixedSizeBinary)
+	return func(i int) any { return bytes.Clone(a.Value(i)) }
+}
+
+// jsonValue reads JSON as the driver does: the text decoded by
+// encoding/json into any. DuckDB's JSON is valid by construction; text
+// that is not is handed over as text.
+func jsonValue(arr arrow.Array) func(int) any {
+	a := arr.(*array.String)
+	return func(i int) any {
+		var v any
+		if err := json.Unmarshal([]byte(a.Value(i)), &v); err != nil {
+			return strings.Clone(a.Value(i))
+		}
+		return v
+	}
+}
+
+// enumOnce reads ENUM as the driver does, its value's text, each
+// dictionary entry converted once per record batch.
+func enumOnce(conv func(any) any) columnReader {
+	return func(arr arrow.Array) func(int) any {
+		a := arr.(*array.Dictionary)
+		dict := a.Dictionary().(*array.String)
+		seen := make([]any, dict.Len())
+		return func(i int) any {
+			k := a.GetValueIndex(i)
+			if seen[k] == nil {
+				seen[k] = conv(strings.Clone(dict.Value(k)))
+			}
+			return seen[k]
+		}
 	}
 }
 

@@ -27,6 +27,29 @@ type Engine struct {
 
 var _ engine.Engine = (*Engine)(nil)
 
+// losslessArrow is the DuckDB setting (GLOBAL scope, DuckDB ≥ 1.1) under
+// which every DuckDB type has an Arrow form of its own: HUGEINT, UHUGEINT
+// and BIT become arrow.opaque extensions naming the DuckDB type, UUID
+// arrow.uuid, JSON arrow.json and BOOLEAN arrow.bool8 (a byte a value),
+// where by default HUGEINT and DECIMAL(38,0) are both decimal128(38,0)
+// and UUID, JSON and VARCHAR all utf8. Open sets it before any sandbox
+// locks the configuration, so an Arrow schema alone says the DuckDB type
+// of each column (arrowtypes.go).
+const losslessArrow = "SET GLOBAL arrow_lossless_conversion = true"
+
+// setLosslessArrow sets losslessArrow unless it is set: a database file
+// opened again in this process is the same instance, whose configuration
+// an earlier Engine may have set and then locked (sandbox.go).
+func setLosslessArrow(db *sql.DB) error {
+	var on bool
+	err := db.QueryRow(`SELECT current_setting('arrow_lossless_conversion')`).Scan(&on)
+	if err == nil && on {
+		return nil
+	}
+	_, err = db.Exec(losslessArrow)
+	return err
+}
+
 // Open opens the DuckDB database file at path, creating it when missing;
 // "" (or ":memory:") opens a private in-memory database. DuckDB settings may
 // follow the path as a query string, e.g. "db.duckdb?access_mode=READ_ONLY".
@@ -46,6 +69,10 @@ func Open(path string) (*Engine, error) {
 	if err := db.Ping(); err != nil {
 		_ = db.Close()
 		return nil, &engine.Error{Class: engine.ErrUnavailable, Message: "duckdb: cannot open database: " + driverMessage(err), Err: err}
+	}
+	if err := setLosslessArrow(db); err != nil {
+		_ = db.Close()
+		return nil, &engine.Error{Class: engine.ErrUnavailable, Message: "duckdb: cannot set arrow_lossless_conversion: " + driverMessage(err), Err: err}
 	}
 	return &Engine{db: db, stmts: newStmtCache(), arrowMinRows: arrowMinRows()}, nil
 }
@@ -72,33 +99,35 @@ func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.
 
 // Stream runs query and hands each row to row as DuckDB produces it; the
 // row slice is reused. Values are converted by engine.Converter
-// (convert.go for DuckDB's own types).
-// Statements are prepared once per SQL text and reused (stmtcache.go).
-// A SQL text whose last answer was large is read as Arrow record batches
-// when the build has them (fetch_arrow.go), else row by row
-// (fetch_rows.go); both hand over the same values.
+// (convert.go for DuckDB's own types). The first ask of a SQL text, and
+// one whose last answer was large, is read as Arrow record batches when
+// the build has them (fetch_arrow.go); any other row by row with its
+// prepared statement (fetch_rows.go, stmtcache.go); both hand over the
+// same columns and values. A first ask whose columns Arrow does not read
+// (nested types, for one) runs twice: through Arrow, which stops at the
+// schema, then row by row.
 // Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
 func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
-	entry, prepared := e.stmts.prepared(ctx, e.db, query)
-	if !prepared {
-		return e.streamRows(ctx, query, nil, false, cols, row)
-	}
-	shape := entry.shape.Load()
-	if shape != nil && shape.arrow {
-		if done, err := e.streamArrow(ctx, entry, shape, cols, row); done {
-			return err
+	entry := e.stmts.entry(query)
+	if next := entry.next.Load(); next == nextFirst || next == nextArrow {
+		read, err := e.streamArrow(ctx, query, cols, row)
+		if read.refused {
+			entry.next.Store(nextRefused)
+			return e.streamRows(ctx, entry, cols, row)
 		}
-		return e.streamRows(ctx, query, entry, true, cols, row)
+		if err == nil {
+			e.remember(entry, read.rows, read.stopped, true)
+		}
+		return err
 	}
-	return e.streamRows(ctx, query, entry, false, cols, row)
+	return e.streamRows(ctx, entry, cols, row)
 }
 
-// Exec runs one statement that returns no rows. The result shapes the
-// statement cache remembered are forgotten: a replaced table may give a
-// SQL text columns whose Arrow form is that of the old ones (HUGEINT and
-// DECIMAL(38,0), VARCHAR and JSON), which the Arrow path cannot tell apart.
+// Exec runs one statement that returns no rows. The SQL texts whose
+// columns the Arrow path refused are tried through Arrow again: the
+// statement may have changed the setting or the column behind it.
 func (e *Engine) Exec(ctx context.Context, stmt string) error {
-	defer e.stmts.forgetShapes()
+	defer e.stmts.forgetRefusals()
 	if _, err := e.db.ExecContext(ctx, stmt); err != nil {
 		return classify(ctx, err)
 	}

@@ -18,76 +18,79 @@ import (
 // over whole record batches (one cgo call per chunk of 2,048 rows instead
 // of one per value), read here into the values the row path produces
 // (arrowvalues.go), so everything above the engine sees the same rows.
-//
-// The Arrow schema does not say DuckDB's type names (HUGEINT and
-// DECIMAL(38,0) are both decimal128), so the columns are those shape
-// remembered from the row path; done is false, before any callback ran,
-// when the result's schema no longer fits them (the catalog changed) or a
-// column is of a type read here differently than by the driver: the
-// caller then reads the query row by row, which learns the new shape.
-func (e *Engine) streamArrow(ctx context.Context, entry *stmtEntry, shape *resultShape, cols engine.ColumnsFunc, row engine.RowFunc) (done bool, err error) {
+// The columns' DuckDB types come from the Arrow schema (arrowtypes.go).
+// The read is refused, before any callback ran and with the query run
+// once, when a column is of a type not read here: the caller then reads
+// the query row by row.
+func (e *Engine) streamArrow(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) (read arrowRead, err error) {
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
-		return true, classify(ctx, err)
+		return read, classify(ctx, err)
 	}
 	defer conn.Close()
 	err = conn.Raw(func(dc any) error {
-		done, err = e.readArrow(ctx, dc, entry, shape, cols, row)
+		read, err = readArrow(ctx, dc, query, cols, row)
 		return err
 	})
-	return done, err
+	return read, err
 }
 
-// readArrow runs entry's SQL on the driver connection dc and hands its
-// rows over (see streamArrow).
-func (e *Engine) readArrow(ctx context.Context, dc any, entry *stmtEntry, shape *resultShape, cols engine.ColumnsFunc, row engine.RowFunc) (bool, error) {
+// readArrow runs query on the driver connection dc and hands its rows
+// over (see streamArrow).
+func readArrow(ctx context.Context, dc any, query string, cols engine.ColumnsFunc, row engine.RowFunc) (arrowRead, error) {
 	driverConn, ok := dc.(driver.Conn)
 	if !ok {
-		return false, nil
+		return arrowRead{refused: true}, nil
 	}
 	a, err := duckdb.NewArrowFromConn(driverConn)
 	if err != nil {
-		return false, nil
+		return arrowRead{refused: true}, nil
 	}
-	reader, err := a.QueryContext(ctx, entry.sql)
+	reader, err := a.QueryContext(ctx, query)
 	if err != nil {
-		return true, classify(ctx, err)
+		return arrowRead{}, classify(ctx, err)
 	}
 	defer reader.Release()
-	readers, ok := columnReaders(shape.cols, reader.Schema())
+	columns, readers, ok := columnReaders(reader.Schema())
 	if !ok {
-		return false, nil
+		return arrowRead{refused: true}, nil
 	}
-	n, err := handOver(reader, readers, shape.cols, cols, row)
+	n, err := handOver(reader, readers, columns, cols, row)
 	if err != nil {
-		return true, engine.Stopped(err)
+		return arrowRead{rows: n, stopped: true}, engine.Stopped(err)
 	}
 	if err := reader.Err(); err != nil {
-		return true, classify(ctx, err)
+		return arrowRead{}, classify(ctx, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return true, classify(ctx, err)
+		return arrowRead{}, classify(ctx, err)
 	}
-	entry.remember(shape.cols, n > e.arrowMinRows, false)
-	return true, nil
+	return arrowRead{rows: n}, nil
 }
 
-// columnReaders pairs each remembered column with the reader of its Arrow
-// array; ok is false when the schema's names or types do not fit them.
-func columnReaders(want []engine.Column, schema *arrow.Schema) ([]columnReader, bool) {
-	if schema.NumFields() != len(want) {
-		return nil, false
-	}
-	readers := make([]columnReader, len(want))
-	for i, c := range want {
-		f := schema.Field(i)
-		r, ok := arrowReader(c.Type, f.Type, converterFor(c.Type))
-		if f.Name != c.Name || !ok {
-			return nil, false
+// columnReaders returns the columns of schema, named and typed as the row
+// path does, and the reader of each; ok is false when a column is of a
+// type not read here.
+func columnReaders(schema *arrow.Schema) ([]engine.Column, []columnReader, bool) {
+	columns := make([]engine.Column, schema.NumFields())
+	readers := make([]columnReader, len(columns))
+	for i, f := range schema.Fields() {
+		typ, ok := duckTypeName(f)
+		if !ok {
+			return nil, nil, false
 		}
+		dt := f.Type
+		if ext, isExt := dt.(arrow.ExtensionType); isExt {
+			dt = ext.StorageType()
+		}
+		r, ok := arrowReader(typ, dt, converterFor(typ))
+		if !ok {
+			return nil, nil, false
+		}
+		columns[i] = engine.Column{Name: f.Name, Type: typ}
 		readers[i] = r
 	}
-	return readers, true
+	return columns, readers, true
 }
 
 // handOver reads every record batch of reader into rows and hands each to

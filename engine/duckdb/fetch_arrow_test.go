@@ -16,10 +16,11 @@ import (
 )
 
 // everyType is one column of each type the Arrow path reads, a NULL in
-// every seventh row and values at the edges (NaN and infinities, HUGEINT
-// and UBIGINT past int64, dates before 1970, sub-second times, the empty
-// string), repeated strings and dates (read once each) and ones never
-// repeated, over 5,000 rows: three record batches.
+// every seventh row and values at the edges (NaN and infinities, HUGEINT,
+// UHUGEINT and UBIGINT past int64, UUIDs with the high bit set, dates
+// before 1970, sub-second times, the empty string, JSON null), repeated
+// strings and dates (read once each) and ones never repeated, over 5,000
+// rows: three record batches.
 const everyType = `SELECT i,
 	CASE WHEN i % 7 = 1 THEN NULL ELSE i % 2 = 0 END AS b,
 	CASE WHEN i % 7 = 2 THEN NULL ELSE (i % 200 - 100)::TINYINT END AS ti,
@@ -47,93 +48,152 @@ const everyType = `SELECT i,
 	CASE WHEN i % 7 = 2 THEN NULL ELSE (TIMESTAMP '1960-01-01' + to_milliseconds(i * 1234567891))::TIMESTAMP_MS END AS ts_ms,
 	CASE WHEN i % 7 = 3 THEN NULL ELSE (TIMESTAMP '1960-01-01' + to_microseconds(i * 1234567891))::TIMESTAMP_NS END AS ts_ns,
 	CASE WHEN i % 7 = 4 THEN NULL ELSE TIMESTAMPTZ '2001-03-25 01:30:00+01' + to_minutes(i * 37) END AS tstz,
-	CASE WHEN i % 7 = 5 THEN NULL ELSE to_months(i % 13 - 6) + to_days(i % 31) + to_microseconds(i * 1001 - 2000000) END AS iv
+	CASE WHEN i % 7 = 5 THEN NULL ELSE to_months(i % 13 - 6) + to_days(i % 31) + to_microseconds(i * 1001 - 2000000) END AS iv,
+	CASE WHEN i % 7 = 6 THEN NULL WHEN i % 2 = 0 THEN 340282366920938463463374607431768211455::UHUGEINT - i::UHUGEINT ELSE i::UHUGEINT END AS uhi,
+	CASE WHEN i % 7 = 0 THEN NULL WHEN i % 2 = 0 THEN ('ffffffff-0000-4000-8000-' || lpad(i::VARCHAR, 12, '0'))::UUID ELSE ('00000000-0000-4000-8000-' || lpad(i::VARCHAR, 12, '0'))::UUID END AS u,
+	CASE WHEN i % 7 = 1 THEN NULL WHEN i % 5 = 0 THEN 'null'::JSON ELSE json_object('a', i, 'b', ['x', (i / 4)::VARCHAR], 'c', i % 3 = 0) END AS j,
+	CASE WHEN i % 7 = 2 THEN NULL ELSE (['open', 'closed', 'été'][i % 3 + 1])::ENUM('open', 'closed', 'été') END AS en
 FROM range(5000) AS t(i) ORDER BY i`
 
-// The Arrow path and the driver's row path hand over the same columns and
-// the same values for every type the Arrow path reads, on a real DuckDB,
-// in a time zone that is not UTC.
+// The Arrow path and the driver's row path hand over the same columns
+// (names and DuckDB types) and the same values for every type the Arrow
+// path reads, on a real DuckDB, in a time zone that is not UTC; Stream
+// reads the first ask through Arrow and the next, large, too.
 func TestArrowAndRowsAgree(t *testing.T) {
 	e := openMem(t)
 	ctx := context.Background()
 	if err := e.Exec(ctx, `SET GLOBAL TimeZone = 'America/New_York'`); err != nil {
 		t.Fatal(err)
 	}
-	rowsRes, entry := readRows(t, e, everyType)
-	shape := entry.shape.Load()
-	if shape == nil || !shape.arrow {
-		t.Fatalf("the row path remembered %+v, want the Arrow path next", shape)
-	}
-	arrowRes, done := readArrowPath(t, e, entry, shape)
-	if !done {
-		t.Fatalf("the Arrow path refused the columns %v; Arrow schema:\n%s", shape.cols, arrowSchema(t, e, everyType))
+	rowsRes := readRows(t, e, everyType)
+	arrowRes, read := readArrowPath(t, e, everyType)
+	if read.refused {
+		t.Fatalf("the Arrow path refused the columns %v; Arrow schema:\n%s", rowsRes.Columns, arrowSchema(t, e, everyType))
 	}
 	compareResults(t, rowsRes, arrowRes)
-	again, err := e.Query(ctx, everyType, 0) // Stream chooses the Arrow path now
-	if err != nil {
-		t.Fatal(err)
+	const q = everyType + ` -- asked through Stream`
+	for i := range 2 {
+		again, err := e.Query(ctx, q, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareResults(t, rowsRes, again)
+		if next := e.stmts.entry(q).next.Load(); next != nextArrow {
+			t.Fatalf("after ask %d the next read is %d, want through Arrow", i+1, next)
+		}
 	}
-	compareResults(t, rowsRes, again)
 }
 
-// A result with a type the Arrow path does not read (UUID, JSON, ENUM,
-// LIST, STRUCT, MAP) is read row by row even when large, with the same
+// Types whose Arrow form is another's by default (HUGEINT and
+// DECIMAL(38,0); VARCHAR, UUID and JSON) are told apart by their Arrow
+// schema alone, also when the table changes past Exec (through DB()):
+// each answer has the column's new type and values.
+func TestArrowTellsLookalikeTypesApart(t *testing.T) {
+	e := openMem(t)
+	ctx := context.Background()
+	const q = `SELECT a FROM t ORDER BY k`
+	for _, c := range []struct {
+		expr, typ string
+		want      any
+	}{
+		{`range::HUGEINT`, "HUGEINT", int64(1)},
+		{`range::DECIMAL(38,0)`, "DECIMAL(38,0)", 1.0},
+		{`('00000000-0000-4000-8000-' || lpad(range::VARCHAR, 12, '0'))::UUID`, "UUID", "00000000-0000-4000-8000-000000000001"},
+		{`'{"n": ' || range || '}'`, "VARCHAR", `{"n": 1}`},
+		{`('{"n": ' || range || '}')::JSON`, "JSON", map[string]any{"n": 1.0}},
+	} {
+		create := `CREATE OR REPLACE TABLE t AS SELECT range AS k, ` + c.expr + ` AS a FROM range(3000)`
+		if _, err := e.DB().ExecContext(ctx, create); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 { // first ask, then large
+			res, err := e.Query(ctx, q, 0)
+			if err != nil || res.Columns[0].Type != c.typ || !reflect.DeepEqual(res.Rows[1][0], c.want) {
+				t.Fatalf("%s, ask %d: %v %#v, %v; want %s %#v", c.expr, i+1, res.Columns, res.Rows[1][0], err, c.typ, c.want)
+			}
+		}
+	}
+}
+
+// A result with a type the Arrow path does not read (nested types, BIT,
+// TIMETZ, UNION) is read row by row, its first ask after the Arrow read
+// stopped at the schema, and row by row from then on, with the same
 // answer every time.
 func TestArrowFallsBackToRows(t *testing.T) {
 	e := openMem(t)
 	ctx := context.Background()
 	for _, col := range []string{
-		`uuid()::VARCHAR::UUID`, `'{"a": 1}'::JSON`, `'x'::ENUM ('x', 'y')`, `[i, i + 1]`, `{'a': i, 'b': 'x'}`, `MAP {'k': i}`,
+		`[i, i + 1]`, `{'a': i, 'b': 'x'}`, `MAP {'k': i}`, `[i, 2]::INTEGER[2]`, `'0101'::BIT`, `TIMETZ '10:00:00+02'`, `union_value(k := i)`,
 	} {
 		t.Run(col, func(t *testing.T) {
 			q := fmt.Sprintf(`SELECT i, %s AS c FROM range(3000) AS t(i) ORDER BY i`, col)
-			first, entry := readRows(t, e, q)
-			shape := entry.shape.Load()
-			if shape.arrow {
-				t.Fatalf("%s (%s) would be read through Arrow next", col, first.Columns[1].Type)
+			want := readRows(t, e, q)
+			if _, read := readArrowPath(t, e, q); !read.refused {
+				t.Fatalf("the Arrow path read %s (%s); want the row path", col, want.Columns[1].Type)
 			}
-			if _, done := readArrowPath(t, e, entry, shape); done {
-				t.Fatalf("the Arrow path read %s (%s); want the row path", col, first.Columns[1].Type)
+			for i := range 2 {
+				got, err := e.Query(ctx, q, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareResults(t, want, got)
+				if next := e.stmts.entry(q).next.Load(); next != nextRefused {
+					t.Fatalf("after ask %d the next read is %d, want row by row", i+1, next)
+				}
 			}
-			again, err := e.Query(ctx, q, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if col == `uuid()::VARCHAR::UUID` { // a new UUID per run
-				return
-			}
-			compareResults(t, first, again)
 		})
 	}
 }
 
-// readRows answers q row by row and returns the cache entry that
-// remembered its shape.
-func readRows(t *testing.T, e *Engine, q string) (*engine.Result, *stmtEntry) {
-	t.Helper()
+// The first ask of a SQL text prepares nothing and is read through
+// Arrow; a small answer is read row by row the next time, with the
+// statement prepared then and reused after; a large one through Arrow.
+func TestFirstAskThroughArrow(t *testing.T) {
+	e := openMem(t)
 	ctx := context.Background()
-	entry, ok := e.stmts.prepared(ctx, e.db, q)
-	if !ok {
-		_, err := e.db.PrepareContext(ctx, q)
-		t.Fatalf("cannot prepare %s: %v", q, err)
+	for _, c := range []struct {
+		rows     int
+		next     int32
+		prepared bool
+	}{{3, nextRows, true}, {3000, nextArrow, false}} {
+		q := fmt.Sprintf(`SELECT i FROM range(%d) AS t(i)`, c.rows)
+		if _, err := e.Query(ctx, q, 0); err != nil {
+			t.Fatal(err)
+		}
+		entry := e.stmts.entry(q)
+		if entry.stmt != nil || entry.next.Load() != c.next {
+			t.Fatalf("%d rows, after the first ask: prepared %v, next %d; want none, %d", c.rows, entry.stmt != nil, entry.next.Load(), c.next)
+		}
+		for range 2 {
+			if res, err := e.Query(ctx, q, 0); err != nil || len(res.Rows) != c.rows {
+				t.Fatalf("%d rows: %v", c.rows, err)
+			}
+		}
+		if (entry.stmt != nil) != c.prepared {
+			t.Fatalf("%d rows, after three asks: prepared %v, want %v", c.rows, entry.stmt != nil, c.prepared)
+		}
 	}
-	res := &engine.Result{}
-	err := e.streamRows(ctx, q, entry, false, collectColumns(res), collectRows(res))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, entry
 }
 
-// readArrowPath answers entry's SQL through the Arrow path.
-func readArrowPath(t *testing.T, e *Engine, entry *stmtEntry, shape *resultShape) (*engine.Result, bool) {
+// readRows answers q row by row, with an entry of its own.
+func readRows(t *testing.T, e *Engine, q string) *engine.Result {
 	t.Helper()
 	res := &engine.Result{}
-	done, err := e.streamArrow(context.Background(), entry, shape, collectColumns(res), collectRows(res))
+	if err := e.streamRows(context.Background(), &stmtEntry{sql: q}, collectColumns(res), collectRows(res)); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// readArrowPath answers q through the Arrow path.
+func readArrowPath(t *testing.T, e *Engine, q string) (*engine.Result, arrowRead) {
+	t.Helper()
+	res := &engine.Result{}
+	read, err := e.streamArrow(context.Background(), q, collectColumns(res), collectRows(res))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, done
+	return res, read
 }
 
 func collectColumns(res *engine.Result) engine.ColumnsFunc {
@@ -197,11 +257,9 @@ func arrowSchema(t *testing.T, e *Engine, q string) string {
 }
 
 // A SQL text read through Arrow follows the catalog as the row path does,
-// also when the catalog changes past Exec (through DB(), which keeps the
-// remembered shapes): after its table is replaced by one of other
-// columns, the Arrow schema no longer fits the remembered columns and the
-// answer comes, right, from the new table (row by row, then through Arrow
-// again); after the table is dropped it fails as drift.
+// also when the catalog changes past Exec (through DB()): after its table
+// is replaced by one of other columns, the answer comes, right, from the
+// new table; after the table is dropped it fails as drift.
 func TestArrowFollowsTheCatalog(t *testing.T) {
 	e := openMem(t)
 	ctx := context.Background()
@@ -209,7 +267,7 @@ func TestArrowFollowsTheCatalog(t *testing.T) {
 	if err := e.Exec(ctx, `CREATE TABLE t AS SELECT range AS a FROM range(3000)`); err != nil {
 		t.Fatal(err)
 	}
-	for range 2 { // rows, then Arrow
+	for range 2 {
 		res, err := e.Query(ctx, q, 0)
 		if err != nil || len(res.Rows) != 3000 || res.Rows[2999][0] != int64(2999) {
 			t.Fatalf("first: %v rows, %v", len(res.Rows), err)
@@ -254,8 +312,9 @@ func TestArrowCancelled(t *testing.T) {
 }
 
 // When DuckDB's Arrow form of a column is not the one the Arrow path
-// expects (here VARCHAR as large_utf8, by a setting), the answer is read row
-// by row, right, and the next read does not try Arrow again.
+// expects (here VARCHAR as large_utf8, by a setting), the answer is read
+// row by row, right, and the next reads do not try Arrow again; once Exec
+// turns the setting back, Arrow reads it again.
 func TestArrowRefusedFormStaysOnRows(t *testing.T) {
 	e := openMem(t)
 	ctx := context.Background()
@@ -263,16 +322,23 @@ func TestArrowRefusedFormStaysOnRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	const q = `SELECT 'x' || range AS s FROM range(3000) ORDER BY range`
-	for i := range 4 { // rows, Arrow refused then rows, rows, rows
+	ask := func(want int32) {
+		t.Helper()
 		res, err := e.Query(ctx, q, 0)
 		if err != nil || len(res.Rows) != 3000 || res.Rows[2999][0] != "x2999" {
-			t.Fatalf("read %d: %d rows, %v", i, len(res.Rows), err)
+			t.Fatalf("%d rows, %v", len(res.Rows), err)
 		}
-		entry, _ := e.stmts.prepared(ctx, e.db, q)
-		if shape := entry.shape.Load(); shape.arrow != (i == 0) {
-			t.Fatalf("after read %d: Arrow next is %v; schema %s", i, shape.arrow, arrowSchema(t, e, q))
+		if next := e.stmts.entry(q).next.Load(); next != want {
+			t.Fatalf("next read %d, want %d; schema %s", next, want, arrowSchema(t, e, q))
 		}
 	}
+	for range 3 { // refused, then rows
+		ask(nextRefused)
+	}
+	if err := e.Exec(ctx, `SET GLOBAL arrow_large_buffer_size = false`); err != nil {
+		t.Fatal(err)
+	}
+	ask(nextArrow)
 }
 
 // An Arrow read past the memory limit fails with the class the row path
@@ -297,39 +363,11 @@ func TestArrowOutOfMemoryClass(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	entry, _ := e.stmts.prepared(ctx, e.db, q)
-	if shape := entry.shape.Load(); !shape.arrow {
-		t.Fatalf("the next read of %s would not go through Arrow", q)
+	if next := e.stmts.entry(q).next.Load(); next != nextArrow {
+		t.Fatalf("the next read of %s would not go through Arrow (%d)", q, next)
 	}
 	_, err := e.Query(ctx, q, 0)
 	if !errors.Is(err, engine.ErrOutOfMemory) || !errors.Is(err, engine.ErrUnavailable) {
 		t.Fatalf("want ErrOutOfMemory, got %v", err)
-	}
-}
-
-// A column replaced by one of another DuckDB type with the same Arrow form
-// (HUGEINT and DECIMAL(38,0) are both decimal128(38,0)) through Exec is
-// answered with the new type and its values (float64, not int64).
-func TestArrowForgetsShapesOnExec(t *testing.T) {
-	e := openMem(t)
-	ctx := context.Background()
-	const q = `SELECT * FROM t ORDER BY 1`
-	if err := e.Exec(ctx, `CREATE TABLE t AS SELECT range::HUGEINT AS a FROM range(3000)`); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 { // rows, then Arrow
-		res, err := e.Query(ctx, q, 0)
-		if err != nil || res.Columns[0].Type != "HUGEINT" || res.Rows[1][0] != int64(1) {
-			t.Fatalf("HUGEINT: %v %v, %v", res.Columns, res.Rows[1], err)
-		}
-	}
-	if err := e.Exec(ctx, `CREATE OR REPLACE TABLE t AS SELECT range::DECIMAL(38,0) AS a FROM range(3000)`); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		res, err := e.Query(ctx, q, 0)
-		if err != nil || res.Columns[0].Type != "DECIMAL(38,0)" || res.Rows[1][0] != 1.0 {
-			t.Fatalf("DECIMAL(38,0): %v %#v, %v", res.Columns, res.Rows[1], err)
-		}
 	}
 }

@@ -10,9 +10,9 @@ import (
 
 // streamArrow is not built: the driver's Arrow interface needs the
 // duckdb_arrow build tag (docs/development.md), so every answer is read
-// row by row (fetch_rows.go).
-func (e *Engine) streamArrow(context.Context, *stmtEntry, *resultShape, engine.ColumnsFunc, engine.RowFunc) (bool, error) {
-	return false, nil
+// row by row (fetch_rows.go), without running the query here.
+func (e *Engine) streamArrow(context.Context, string, engine.ColumnsFunc, engine.RowFunc) (arrowRead, error) {
+	return arrowRead{refused: true}, nil
 }
 
 // arrowReadable is false: no column is read through Arrow.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"os"
-	"slices"
 	"strconv"
 
 	"github.com/ossie-dev/ossie/engine"
@@ -32,17 +31,16 @@ func arrowMinRows() int {
 }
 
 // streamRows is Stream through database/sql, one value at a time, with
-// entry's prepared statement (entry nil: query run unprepared). A read
-// that reaches its end remembers the result's shape in entry, as does one
-// stopped by the caller after more rows than e.arrowMinRows. refused: the
-// Arrow path just refused entry's remembered columns.
-func (e *Engine) streamRows(ctx context.Context, query string, entry *stmtEntry, refused bool, cols engine.ColumnsFunc, row engine.RowFunc) error {
+// entry's prepared statement (prepared on this first row-by-row read of
+// it; the query run unprepared when it cannot be). The read remembers in
+// entry how to read the SQL text next time (remember).
+func (e *Engine) streamRows(ctx context.Context, entry *stmtEntry, cols engine.ColumnsFunc, row engine.RowFunc) error {
 	var rows *sql.Rows
 	var err error
-	if entry != nil {
-		rows, err = entry.stmt.QueryContext(ctx)
+	if stmt := entry.prepared(ctx, e.db); stmt != nil {
+		rows, err = stmt.QueryContext(ctx)
 	} else {
-		rows, err = e.db.QueryContext(ctx, query)
+		rows, err = e.db.QueryContext(ctx, entry.sql)
 	}
 	if err != nil {
 		return classify(ctx, err)
@@ -78,9 +76,7 @@ func (e *Engine) streamRows(ctx context.Context, query string, entry *stmtEntry,
 		}
 		n++
 		if err := row(out); err != nil {
-			if n > e.arrowMinRows { // a stopped read says only that it is large
-				entry.remember(columns, true, refused)
-			}
+			e.remember(entry, n, true, arrowReadable(columns))
 			return engine.Stopped(err)
 		}
 	}
@@ -92,22 +88,31 @@ func (e *Engine) streamRows(ctx context.Context, query string, entry *stmtEntry,
 	if err := ctx.Err(); err != nil {
 		return classify(ctx, err)
 	}
-	entry.remember(columns, n > e.arrowMinRows, refused)
+	e.remember(entry, n, false, arrowReadable(columns))
 	return nil
 }
 
-// remember records the shape of a result read for entry, large or not;
-// nil entry: nothing to remember. Only a large result whose every column
-// the Arrow path reads is read through Arrow next time: another would be
-// run twice (read through Arrow, refused, read again row by row). So is
-// one whose columns the Arrow path refused (refused: just now) though the
-// catalog did not change them: DuckDB's Arrow form differs from what
-// arrowvalues.go expects (a setting such as arrow_large_buffer_size).
-func (entry *stmtEntry) remember(cols []engine.Column, large, refused bool) {
-	if entry == nil {
+// remember records in entry how a read that handed over n rows (stopped:
+// by the caller, so at least n) says to read its SQL text next time: a
+// large answer (more than e.arrowMinRows rows) through Arrow when Arrow
+// reads its columns (readable), any other row by row with the prepared
+// statement. A read stopped early says nothing of the answer's size: it
+// changes only a first ask, to row by row. A SQL text the Arrow path
+// refused stays refused (forgetRefusals).
+func (e *Engine) remember(entry *stmtEntry, n int, stopped, readable bool) {
+	large := n > e.arrowMinRows
+	if stopped && !large {
+		entry.next.CompareAndSwap(nextFirst, nextRows)
 		return
 	}
-	prev := entry.shape.Load()
-	stuck := prev != nil && (refused || prev.refused) && slices.Equal(prev.cols, cols)
-	entry.shape.Store(&resultShape{cols: cols, arrow: large && !stuck && arrowReadable(cols), refused: stuck})
+	next := nextRows
+	if large && readable {
+		next = nextArrow
+	}
+	for {
+		prev := entry.next.Load()
+		if prev == nextRefused || entry.next.CompareAndSwap(prev, next) {
+			return
+		}
+	}
 }

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/engine/duckdb"
+	"github.com/ossie-dev/ossie/engine/enginetest"
 	"github.com/ossie-dev/ossie/server"
 	"github.com/ossie-dev/ossie/server/format"
 	"github.com/ossie-dev/ossie/server/load"
@@ -76,7 +76,7 @@ func BenchmarkLargeAnswer(b *testing.B) {
 			cpu := cpuTime(b)
 			for b.Loop() {
 				if bc.sql != "" {
-					scanAll(b, eng.DB(), bc.sql)
+					enginetest.ScanAll(b, eng.DB(), bc.sql)
 					continue
 				}
 				postAll(b, ts.URL+"/v1/models/flights/query", bc.accept, q)
@@ -95,31 +95,6 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
-}
-
-// scanAll runs query and scans every value of every row.
-func scanAll(b *testing.B, db *sql.DB, query string) {
-	rows, err := db.Query(query)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		b.Fatal(err)
-	}
-	vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		b.Fatal(err)
-	}
 }
 
 // postAll posts body with accept and reads the whole answer.
