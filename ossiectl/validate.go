@@ -15,10 +15,13 @@ import (
 
 // docReport is the verdict on one file (also the JSON output shape).
 type docReport struct {
-	File     string            `json:"file"`
-	Version  string            `json:"version,omitempty"`
-	Valid    bool              `json:"valid"`
-	Models   []string          `json:"models,omitempty"`
+	File    string   `json:"file"`
+	Version string   `json:"version,omitempty"`
+	Valid   bool     `json:"valid"`
+	Models  []string `json:"models,omitempty"`
+	// BoundOn names the live engine every dataset was bound on (its
+	// sources, columns and time zone kinds checked); empty when not bound.
+	BoundOn  string            `json:"bound_on,omitempty"`
 	Problems compiler.Problems `json:"problems"`
 }
 
@@ -28,6 +31,9 @@ type validateSummary struct {
 	Errors   int            `json:"errors"`
 	Warnings int            `json:"warnings"`
 	Versions map[string]int `json:"versions"`
+	// Bound counts the documents bound on the live engine BoundOn.
+	Bound   int    `json:"bound"`
+	BoundOn string `json:"bound_on,omitempty"`
 }
 
 func (e *env) validateCmd() *cobra.Command {
@@ -98,6 +104,10 @@ func (e *env) validateCmd() *cobra.Command {
 					sum.Versions[r.Version]++
 				} else {
 					sum.Invalid++
+				}
+				if r.BoundOn != "" {
+					sum.Bound++
+					sum.BoundOn = r.BoundOn
 				}
 				reports = append(reports, r)
 			}
@@ -174,6 +184,7 @@ func (e *env) validateOne(name string, opts compiler.CompileOptions, eng engine.
 				probs = append(probs, bp...)
 				if bound != nil {
 					viewArts = bound
+					r.BoundOn = eng.Dialect().Name()
 				}
 			}
 			probs = append(probs, e.viewProblems(in, parsed, viewArts)...)
@@ -256,6 +267,10 @@ func summaryLine(s validateSummary) string {
 			b.WriteString(",")
 		}
 		fmt.Fprintf(&b, " %d %s", s.Warnings, plural(s.Warnings, "warning", "warnings"))
+	}
+	if s.Bound > 0 {
+		// Without it a run with --engine reads like one without.
+		fmt.Fprintf(&b, "; %d bound on the live %s engine", s.Bound, s.BoundOn)
 	}
 	return b.String()
 }
