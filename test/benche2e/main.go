@@ -41,6 +41,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -93,8 +94,9 @@ var questions = []question{
 		ordered: `SELECT origin, destination, date_trunc('week', date), COUNT(*) FROM flights WHERE distance > -1 GROUP BY ALL ORDER BY 1, 2, 3`},
 }
 
-// asks numbers the bodies of fresh questions.
-var asks int
+// asks numbers the bodies of fresh questions (the throughput run asks
+// from several goroutines).
+var asks atomic.Int64
 
 // ask returns q's body for the next ask: q.body, or for a fresh question
 // its body with a number never used before.
@@ -102,8 +104,7 @@ func (q question) ask() string {
 	if !q.fresh {
 		return q.body
 	}
-	asks++
-	return fmt.Sprintf(q.body, asks)
+	return fmt.Sprintf(q.body, asks.Add(1))
 }
 
 func main() {
@@ -172,7 +173,9 @@ func run(data, bin, model, args, cacheArgs string, scale float64, clients int, d
 	}
 	defer csrv.stop()
 	for _, q := range questions {
-		if q.formats { // the large answers are past any sensible cache
+		// The large answers are past any sensible cache; a fresh question
+		// is never asked twice.
+		if q.formats || q.fresh {
 			continue
 		}
 		var web []time.Duration
@@ -287,7 +290,7 @@ func throughput(srv *server, q question, clients int, dur time.Duration) error {
 		wg.Go(func() {
 			var mine []time.Duration
 			for time.Now().Before(deadline) {
-				t, _, err := timed(func() (int, error) { return srv.query(q.body, "") })
+				t, _, err := timed(func() (int, error) { return srv.query(q.ask(), "") })
 				if err != nil {
 					mu.Lock()
 					firstErr = err
