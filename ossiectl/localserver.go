@@ -31,6 +31,8 @@ type localServerFlags struct {
 	auditValues bool
 	rollups     bool
 	limits      server.Limits
+	cacheBytes  int64
+	cacheTTL    time.Duration
 }
 
 func (l *localServerFlags) register(cmd *cobra.Command) {
@@ -42,6 +44,8 @@ func (l *localServerFlags) register(cmd *cobra.Command) {
 	f.IntVar(&l.maxRows, "max-rows", server.DefaultMaxRows, "row cap per answer")
 	f.DurationVar(&l.timeout, "query-timeout", server.DefaultQueryTimeout, "time limit per query")
 	f.BoolVar(&l.rollups, "rollups", false, "build the models' rollups in the engine's schema ossie_rollups at start and on reload, refresh them on their schedule, and answer from them when the planner proves it the same")
+	f.Int64Var(&l.cacheBytes, "cache-bytes", server.DefaultCacheBytes, "result cache size bound in bytes (identical questions answered from memory, as bin/server); 0 turns the cache off")
+	f.DurationVar(&l.cacheTTL, "cache-ttl", server.DefaultCacheTTL, "how long a cached answer is served")
 	f.BoolVar(&l.auditValues, "audit-filter-values", false, "write filter values into the per-query audit log line (off: only the filtered members)")
 	limitFlags := flag.NewFlagSet("limits", flag.ContinueOnError)
 	l.limits.Register(limitFlags)
@@ -59,6 +63,9 @@ func (l *localServerFlags) check() ([]tableLoad, error) {
 	}
 	if err := l.limits.Check(); err != nil {
 		return nil, usagef("%v", err)
+	}
+	if l.cacheBytes < 0 || l.cacheTTL < 0 {
+		return nil, usagef("--cache-bytes and --cache-ttl must not be negative")
 	}
 	tables, err := parseLoads(l.loads)
 	if err != nil {
@@ -97,6 +104,7 @@ func (l *localServerFlags) open(ctx context.Context, e *env, log *slog.Logger, c
 	cfg.Engine, cfg.Models, cfg.MaxRows, cfg.QueryTimeout, cfg.Logger = eng, arts, l.maxRows, l.timeout, log
 	cfg.Audit = &server.AuditOptions{FilterValues: l.auditValues}
 	cfg.Limits = l.limits
+	cfg.CacheBytes, cfg.CacheTTL = l.cacheBytes, l.cacheTTL
 	srv, err := server.New(cfg)
 	if err != nil {
 		eng.Close()

@@ -2,6 +2,8 @@ package ossiectl
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ossie-dev/ossie/engine/duckdb"
 	"github.com/ossie-dev/ossie/server/servertest"
 )
 
@@ -147,5 +150,50 @@ func interruptServe(t *testing.T, srv *servertest.Command, log *bytes.Buffer) {
 	}
 	if code := srv.Exit(t); code != 0 {
 		t.Errorf("exit %d after SIGINT\n%s", code, log.String())
+	}
+}
+
+// TestServeResultCache: `ossiectl serve` keeps a result cache as
+// bin/server does: the same question asked twice is answered from it the
+// second time ("cached": true), with the engine's numbers; --cache-bytes 0
+// turns it off; a negative bound is a usage error.
+func TestServeResultCache(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "shop.duckdb")
+	eng, err := duckdb.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Exec(context.Background(), servertest.ShopTables); err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	if err := eng.DB().QueryRow(`SELECT count(*) FROM orders`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	if code, _, errs := run(t, "", "serve", "--models", "../server/testdata/shop.yaml", "--cache-bytes", "-1", "--addr", "127.0.0.1:0"); code != ExitUsage || !strings.Contains(errs, "--cache-bytes") {
+		t.Errorf("negative --cache-bytes: exit %d %s", code, errs)
+	}
+	const q = `{"metrics":["order_count"]}`
+	for _, c := range []struct {
+		flags        []string
+		secondCached bool
+	}{{nil, true}, {[]string{"--cache-bytes", "0"}, false}} {
+		var out, errb bytes.Buffer
+		srv := servertest.Start(t, func(addr string) int {
+			return Do(append([]string{"serve", "--models", "../server/testdata/shop.yaml", "--duckdb", db, "--addr", addr}, c.flags...), strings.NewReader(""), &out, &errb)
+		})
+		srv.WaitServing(t)
+		for i, cached := range []bool{false, c.secondCached} {
+			code, body := srv.Call("POST", "/v1/models/shop/query", q, "")
+			var ans struct {
+				Cached bool      `json:"cached"`
+				Rows   [][]int64 `json:"rows"`
+			}
+			if err := json.Unmarshal([]byte(body), &ans); code != 200 || err != nil || ans.Cached != cached || len(ans.Rows) != 1 || ans.Rows[0][0] != want {
+				t.Errorf("%v, ask %d: %d %s; want cached %v and %d orders", c.flags, i+1, code, body, cached, want)
+			}
+		}
+		interruptServe(t, srv, &errb)
 	}
 }

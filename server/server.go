@@ -46,6 +46,11 @@ const (
 	DefaultCacheTTL     = time.Minute
 )
 
+// DefaultCacheBytes is the commands' default for --cache-bytes (bin/server,
+// ossiectl serve and mcp): a 64 MiB result cache. Config's zero CacheBytes
+// turns the cache off.
+const DefaultCacheBytes = 64 << 20
+
 // ShutdownGrace is how long the endpoints (httpapi.Serve, the
 // PostgreSQL-wire endpoint) let in-flight requests finish after they are
 // told to stop.

@@ -60,7 +60,7 @@ func (o *options) register(f *pflag.FlagSet) {
 	f.IntVar(&o.maxRows, "max-rows", server.DefaultMaxRows, "row cap per answer")
 	f.DurationVar(&o.timeout, "query-timeout", server.DefaultQueryTimeout, "time limit per query")
 	f.Int64Var(&o.maxBody, "max-body-bytes", server.DefaultMaxBodyBytes, "request body limit in bytes")
-	f.Int64Var(&o.cacheBytes, "cache-bytes", 64<<20, "result cache size bound in bytes (identical questions answered from memory); 0 turns the cache off")
+	f.Int64Var(&o.cacheBytes, "cache-bytes", server.DefaultCacheBytes, "result cache size bound in bytes (identical questions answered from memory); 0 turns the cache off")
 	f.DurationVar(&o.cacheTTL, "cache-ttl", server.DefaultCacheTTL, "how long a cached answer is served")
 	f.StringVar(&o.catalog, "default-catalog", "", "catalog prepended to table sources that name none (local mode); trino: the session catalog")
 	f.StringVar(&o.schema, "default-schema", "", "schema prepended to table sources that name none (local mode); trino: the session schema")
