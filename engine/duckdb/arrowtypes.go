@@ -38,6 +38,9 @@ func duckTypeName(f arrow.Field) (string, bool) {
 	if name, ok := plainTypeNames[dt.ID()]; ok {
 		return name, true
 	}
+	if name, nested, ok := nestedTypeName(dt); nested {
+		return name, ok
+	}
 	switch t := dt.(type) {
 	case *arrow.Decimal128Type:
 		return fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale), true

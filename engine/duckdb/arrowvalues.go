@@ -15,8 +15,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
-
-	"github.com/ossie-dev/ossie/engine"
 )
 
 // columnReader binds one record batch's array of a column to a reader of
@@ -31,13 +29,20 @@ type columnReader func(arr arrow.Array) func(i int) any
 // (the driver's type name, duckTypeName), whose Arrow type is dt (an
 // extension type's storage type) and whose values conv converts. ok is
 // false for a pair not read here: a type whose values the driver's rows
-// give in a form not built here (TIMETZ, BIT, UNION, nested types), or a
-// dt that is not the form DuckDB gives typ under losslessArrow.
+// give in a form not built here (TIMETZ, BIT, UNION; nested types are
+// read by fieldReader), or a dt that is not the form DuckDB gives typ
+// under losslessArrow.
 func arrowReader(typ string, dt arrow.DataType, conv func(any) any) (columnReader, bool) {
 	want, read := scalarReader(typ, conv)
 	if read == nil || !want(dt) {
 		return nil, false
 	}
+	return nullable(read), true
+}
+
+// nullable is read with NULL read as nil, on the storage of an extension
+// array.
+func nullable(read columnReader) columnReader {
 	return func(arr arrow.Array) func(int) any {
 		if ext, ok := arr.(array.ExtensionArray); ok {
 			arr = ext.Storage()
@@ -52,18 +57,7 @@ func arrowReader(typ string, dt arrow.DataType, conv func(any) any) (columnReade
 			}
 			return get(i)
 		}
-	}, true
-}
-
-// arrowReadable says whether arrowReader reads every column, by its
-// DuckDB type.
-func arrowReadable(cols []engine.Column) bool {
-	for _, c := range cols {
-		if _, read := scalarReader(c.Type, nil); read == nil {
-			return false
-		}
 	}
-	return true
 }
 
 // scalarReader is arrowReader by DuckDB type: the test of the Arrow type

@@ -104,7 +104,7 @@ func (e *Engine) Query(ctx context.Context, query string, maxRows int) (*engine.
 // the build has them (fetch_arrow.go); any other row by row with its
 // prepared statement (fetch_rows.go, stmtcache.go); both hand over the
 // same columns and values. A first ask whose columns Arrow does not read
-// (nested types, for one) runs twice: through Arrow, which stops at the
+// (TIMETZ, BIT, UNION) runs twice: through Arrow, which stops at the
 // schema, then row by row.
 // Cancelling ctx interrupts DuckDB; the error then wraps ctx.Err().
 func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFunc, row engine.RowFunc) error {
@@ -116,7 +116,7 @@ func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFu
 			return e.streamRows(ctx, entry, cols, row)
 		}
 		if err == nil {
-			e.remember(entry, read.rows, read.stopped, true)
+			e.remember(entry, read.rows, read.stopped)
 		}
 		return err
 	}

@@ -79,11 +79,7 @@ func columnReaders(schema *arrow.Schema) ([]engine.Column, []columnReader, bool)
 		if !ok {
 			return nil, nil, false
 		}
-		dt := f.Type
-		if ext, isExt := dt.(arrow.ExtensionType); isExt {
-			dt = ext.StorageType()
-		}
-		r, ok := arrowReader(typ, dt, converterFor(typ))
+		r, ok := fieldReader(f, typ, converterFor(typ))
 		if !ok {
 			return nil, nil, false
 		}

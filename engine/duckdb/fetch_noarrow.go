@@ -14,6 +14,3 @@ import (
 func (e *Engine) streamArrow(context.Context, string, engine.ColumnsFunc, engine.RowFunc) (arrowRead, error) {
 	return arrowRead{refused: true}, nil
 }
-
-// arrowReadable is false: no column is read through Arrow.
-func arrowReadable([]engine.Column) bool { return false }

@@ -76,7 +76,7 @@ func (e *Engine) streamRows(ctx context.Context, entry *stmtEntry, cols engine.C
 		}
 		n++
 		if err := row(out); err != nil {
-			e.remember(entry, n, true, arrowReadable(columns))
+			e.remember(entry, n, true)
 			return engine.Stopped(err)
 		}
 	}
@@ -88,25 +88,24 @@ func (e *Engine) streamRows(ctx context.Context, entry *stmtEntry, cols engine.C
 	if err := ctx.Err(); err != nil {
 		return classify(ctx, err)
 	}
-	e.remember(entry, n, false, arrowReadable(columns))
+	e.remember(entry, n, false)
 	return nil
 }
 
 // remember records in entry how a read that handed over n rows (stopped:
 // by the caller, so at least n) says to read its SQL text next time: a
-// large answer (more than e.arrowMinRows rows) through Arrow when Arrow
-// reads its columns (readable), any other row by row with the prepared
-// statement. A read stopped early says nothing of the answer's size: it
-// changes only a first ask, to row by row. A SQL text the Arrow path
-// refused stays refused (forgetRefusals).
-func (e *Engine) remember(entry *stmtEntry, n int, stopped, readable bool) {
+// large answer (more than e.arrowMinRows rows) through Arrow, any other
+// row by row with the prepared statement. A read stopped early says
+// nothing of the answer's size: it changes only a first ask, to row by
+// row. A SQL text the Arrow path refused stays refused (forgetRefusals).
+func (e *Engine) remember(entry *stmtEntry, n int, stopped bool) {
 	large := n > e.arrowMinRows
 	if stopped && !large {
 		entry.next.CompareAndSwap(nextFirst, nextRows)
 		return
 	}
 	next := nextRows
-	if large && readable {
+	if large {
 		next = nextArrow
 	}
 	for {
