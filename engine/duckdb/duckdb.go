@@ -123,6 +123,16 @@ func (e *Engine) Stream(ctx context.Context, query string, cols engine.ColumnsFu
 	return e.streamRows(ctx, entry, cols, row)
 }
 
+// arrowRead is what an Arrow read (Engine.streamArrow) tells of itself.
+type arrowRead struct {
+	// refused: it read nothing, as a column is of a type the Arrow path
+	// does not read (or the build has no Arrow); read row by row.
+	refused bool
+	// rows were handed over; stopped: by the caller, before the end.
+	rows    int
+	stopped bool
+}
+
 // Exec runs one statement that returns no rows. The SQL texts whose
 // columns the Arrow path refused are tried through Arrow again: the
 // statement may have changed the setting or the column behind it.

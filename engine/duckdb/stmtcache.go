@@ -139,13 +139,3 @@ func (c *stmtCache) close() {
 		e.close()
 	}
 }
-
-// arrowRead is what an Arrow read (Engine.streamArrow) tells of itself.
-type arrowRead struct {
-	// refused: it read nothing, as a column is of a type the Arrow path
-	// does not read (or the build has no Arrow); read row by row.
-	refused bool
-	// rows were handed over; stopped: by the caller, before the end.
-	rows    int
-	stopped bool
-}
