@@ -64,8 +64,11 @@ func (l *localServerFlags) check() ([]tableLoad, error) {
 	if err := l.limits.Check(); err != nil {
 		return nil, usagef("%v", err)
 	}
-	if l.cacheBytes < 0 || l.cacheTTL < 0 {
-		return nil, usagef("--cache-bytes and --cache-ttl must not be negative")
+	if l.cacheBytes < 0 {
+		return nil, usagef("--cache-bytes must not be negative (0 turns the cache off)")
+	}
+	if l.cacheTTL < 0 {
+		return nil, usagef("--cache-ttl must not be negative")
 	}
 	tables, err := parseLoads(l.loads)
 	if err != nil {

@@ -19,8 +19,9 @@ type docReport struct {
 	Version string   `json:"version,omitempty"`
 	Valid   bool     `json:"valid"`
 	Models  []string `json:"models,omitempty"`
-	// BoundOn names the live engine every dataset was bound on (its
-	// sources, columns and time zone kinds checked); empty when not bound.
+	// BoundOn names the live engine every dataset was checked against
+	// (its sources, columns and time zone kinds; drift is among Problems);
+	// empty when the bindings were not checked.
 	BoundOn  string            `json:"bound_on,omitempty"`
 	Problems compiler.Problems `json:"problems"`
 }
@@ -31,7 +32,8 @@ type validateSummary struct {
 	Errors   int            `json:"errors"`
 	Warnings int            `json:"warnings"`
 	Versions map[string]int `json:"versions"`
-	// Bound counts the documents bound on the live engine BoundOn.
+	// Bound counts the documents whose bindings were checked against the
+	// live engine BoundOn, drifted or not.
 	Bound   int    `json:"bound"`
 	BoundOn string `json:"bound_on,omitempty"`
 }
@@ -270,7 +272,7 @@ func summaryLine(s validateSummary) string {
 	}
 	if s.Bound > 0 {
 		// Without it a run with --engine reads like one without.
-		fmt.Fprintf(&b, "; %d bound on the live %s engine", s.Bound, s.BoundOn)
+		fmt.Fprintf(&b, "; %d checked against the live %s engine", s.Bound, s.BoundOn)
 	}
 	return b.String()
 }
