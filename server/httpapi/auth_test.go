@@ -44,7 +44,10 @@ type authFixture struct {
 	reg  *prometheus.Registry
 }
 
-func newAuthFixture(t *testing.T, opts auth.Options) *authFixture {
+// newAuthFixture serves the fixture's models behind authentication by
+// opts, logging (debug level and up) into the fixture's logs; mods change
+// the server's configuration further (its models, for one).
+func newAuthFixture(t *testing.T, opts auth.Options, mods ...func(*server.Config)) *authFixture {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -55,7 +58,12 @@ func newAuthFixture(t *testing.T, opts auth.Options) *authFixture {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	f := newFixture(t, func(c *server.Config) { c.Auth = a; c.Logger = opts.Logger; c.Registry = reg })
+	f := newFixture(t, func(c *server.Config) {
+		c.Auth, c.Logger, c.Registry = a, opts.Logger, reg
+		for _, mod := range mods {
+			mod(c)
+		}
+	})
 	return &authFixture{fixture: f, auth: a, logs: logs, reg: reg}
 }
 

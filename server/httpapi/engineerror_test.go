@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/server"
@@ -72,20 +69,7 @@ func TestEngineErrorsDoNotLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, nil))
-	a, err := auth.New(ctx, auth.Options{TokensFile: tokens, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &authFixture{fixture: newFixture(t, func(c *server.Config) {
-		c.Models = shop
-		c.Auth = a
-		c.Logger = log
-		c.Registry = prometheus.NewRegistry()
-	}), auth: a, logs: logs}
+	f := newAuthFixture(t, auth.Options{TokensFile: tokens}, func(c *server.Config) { c.Models = shop })
 	state := bearer("tok-by-state-ca-000000000")
 
 	resp, body := f.call(t, "POST", "/v1/models/shop/query",
@@ -185,20 +169,8 @@ func TestGovernedFlightsErrorsDoNotLeak(t *testing.T) {
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens.yaml")
 	writeFile(t, tokens, "tokens:\n  - {name: sfo, token: tok-analyst-sfo-000000000, roles: [analyst], attributes: {airport: SFO}}\n")
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, nil))
-	a, err := auth.New(ctx, auth.Options{TokensFile: tokens, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &authFixture{fixture: newFixture(t, func(c *server.Config) {
-		c.Models = arts
-		c.Auth = a
-		c.Logger = log
-		c.Registry = prometheus.NewRegistry()
-	}), auth: a, logs: logs}
+	f := newAuthFixture(t, auth.Options{TokensFile: tokens}, func(c *server.Config) { c.Models = arts })
+	ctx := context.Background()
 	for table, file := range map[string]string{"flights": "flights-sample.parquet", "airports": "airports.csv"} {
 		if err := f.eng.LoadFile(ctx, table, "../../examples/flights/data/"+file); err != nil {
 			t.Fatal(err)

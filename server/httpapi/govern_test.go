@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ossie-dev/ossie/compiler"
 	"github.com/ossie-dev/ossie/compiler/plan"
@@ -65,23 +62,9 @@ func newGovernedFixture(t *testing.T, mods ...func(*server.Config)) *authFixture
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, nil))
-	a, err := auth.New(ctx, auth.Options{TokensFile: filepath.Join(dir, "tokens.yaml"), ProxySecretFile: filepath.Join(dir, "proxy"), Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	f := newFixture(t, func(c *server.Config) {
-		c.Models = append(shop, rest...)
-		c.Auth, c.Logger, c.Registry = a, log, reg
-		for _, mod := range mods {
-			mod(c)
-		}
-	})
-	return &authFixture{fixture: f, auth: a, logs: logs, reg: reg}
+	opts := auth.Options{TokensFile: filepath.Join(dir, "tokens.yaml"), ProxySecretFile: filepath.Join(dir, "proxy")}
+	models := func(c *server.Config) { c.Models = append(shop, rest...) }
+	return newAuthFixture(t, opts, append([]func(*server.Config){models}, mods...)...)
 }
 
 func (f *authFixture) getJSON(t *testing.T, path string, hdr http.Header, v any) {
