@@ -56,15 +56,15 @@ func memberTypeName(f arrow.Field) (string, bool) {
 // fieldReader returns the reader of a column of Arrow field f and DuckDB
 // type typ (duckTypeName), its values converted by conv.
 func fieldReader(f arrow.Field, typ string, conv func(any) any) (columnReader, bool) {
-	dt := storageType(f.Type)
-	if _, nested, _ := nestedTypeName(dt); !nested {
-		return arrowReader(typ, dt, conv)
+	switch storageType(f.Type).(type) {
+	case *arrow.ListType, *arrow.FixedSizeListType, *arrow.StructType:
+		raw, ok := rawReader(f)
+		if !ok {
+			return nil, false
+		}
+		return convertedBy(raw, conv), true
 	}
-	raw, ok := rawReader(f)
-	if !ok {
-		return nil, false
-	}
-	return convertedBy(raw, conv), true
+	return arrowReader(typ, conv)
 }
 
 // rawReader reads a column of Arrow field f as the driver's rows hand its
@@ -72,11 +72,8 @@ func fieldReader(f arrow.Field, typ string, conv func(any) any) (columnReader, b
 // the whole): LIST and ARRAY as []any, STRUCT as map[string]any with
 // every member; NULL as nil at every level.
 func rawReader(f arrow.Field) (columnReader, bool) {
-	typ, ok := duckTypeName(f)
-	if !ok {
-		return nil, false
-	}
 	var read columnReader
+	var ok bool
 	switch t := storageType(f.Type).(type) {
 	case *arrow.ListType:
 		read, ok = listReader(t.ElemField())
@@ -85,7 +82,11 @@ func rawReader(f arrow.Field) (columnReader, bool) {
 	case *arrow.StructType:
 		read, ok = structReader(t)
 	default:
-		return arrowReader(typ, t, func(v any) any { return v })
+		typ, known := duckTypeName(f)
+		if !known {
+			return nil, false
+		}
+		return arrowReader(typ, func(v any) any { return v })
 	}
 	if !ok {
 		return nil, false

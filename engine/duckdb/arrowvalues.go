@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,16 +24,15 @@ import (
 // the batch, which DuckDB frees when the next one is read.
 type columnReader func(arr arrow.Array) func(i int) any
 
-// arrowReader returns the reader of a column whose DuckDB type is typ
-// (the driver's type name, duckTypeName), whose Arrow type is dt (an
-// extension type's storage type) and whose values conv converts. ok is
-// false for a pair not read here: a type whose values the driver's rows
-// give in a form not built here (TIMETZ, BIT, UNION; nested types are
-// read by fieldReader), or a dt that is not the form DuckDB gives typ
-// under losslessArrow.
-func arrowReader(typ string, dt arrow.DataType, conv func(any) any) (columnReader, bool) {
-	want, read := scalarReader(typ, conv)
-	if read == nil || !want(dt) {
+// arrowReader returns the reader of a scalar column whose DuckDB type is
+// typ and whose values conv converts; ok is false for a type whose values
+// the driver's rows give in a form not built here (TIMETZ, BIT, UNION;
+// nested types are read by fieldReader). typ comes from duckTypeName,
+// which accepts only the Arrow form DuckDB gives that type under
+// losslessArrow, so the array is never checked again here.
+func arrowReader(typ string, conv func(any) any) (columnReader, bool) {
+	read := scalarReader(typ, conv)
+	if read == nil {
 		return nil, false
 	}
 	return nullable(read), true
@@ -60,37 +58,24 @@ func nullable(read columnReader) columnReader {
 	}
 }
 
-// scalarReader is arrowReader by DuckDB type: the test of the Arrow type
-// and the reader of non-NULL values; nil reader when typ is not read here.
-func scalarReader(typ string, conv func(any) any) (func(arrow.DataType) bool, columnReader) {
-	if r, ok := plainReaders[typ]; ok {
-		return is(r.id), convertedBy(r.read, conv)
-	}
-	if r, ok := timeReaders[typ]; ok {
-		return timeUnit(r.id, r.unit, typ == "TIMESTAMPTZ"), convertedBy(r.read, conv)
+// scalarReader is arrowReader's reader of non-NULL values; nil when typ
+// is not read here.
+func scalarReader(typ string, conv func(any) any) columnReader {
+	if read, ok := plainReaders[typ]; ok {
+		return convertedBy(read, conv)
 	}
 	switch typ {
-	case "BOOLEAN":
-		return is(arrow.INT8), convertedBy(bool8, conv)
-	case "HUGEINT":
-		return fixed16, convertedBy(int128(true), conv)
-	case "UHUGEINT":
-		return fixed16, convertedBy(int128(false), conv)
-	case "UUID":
-		return fixed16, convertedBy(uuidBytes, conv)
 	case "VARCHAR":
-		return is(arrow.STRING), textOnce(conv)
-	case "JSON":
-		return is(arrow.STRING), convertedBy(jsonValue, conv)
+		return textOnce(conv)
 	case "ENUM":
-		return isEnum, enumOnce(conv)
+		return enumOnce(conv)
 	case "DATE":
-		return is(arrow.DATE32), daysOnce(conv)
+		return daysOnce(conv)
 	}
-	if width, scale, ok := decimalType(typ); ok {
-		return decimalOf(width, scale), convertedBy(decimal(width, scale), conv)
+	if strings.HasPrefix(typ, "DECIMAL(") {
+		return convertedBy(decimal, conv)
 	}
-	return nil, nil
+	return nil
 }
 
 // convertedBy is read with each value converted by conv.
@@ -101,38 +86,32 @@ func convertedBy(read columnReader, conv func(any) any) columnReader {
 	}
 }
 
-// plainReaders are the DuckDB types of one Arrow type each, by name.
-var plainReaders = map[string]struct {
-	id   arrow.Type
-	read columnReader
-}{
-	"TINYINT":   {arrow.INT8, number[int8]},
-	"SMALLINT":  {arrow.INT16, number[int16]},
-	"INTEGER":   {arrow.INT32, number[int32]},
-	"BIGINT":    {arrow.INT64, number[int64]},
-	"UTINYINT":  {arrow.UINT8, number[uint8]},
-	"USMALLINT": {arrow.UINT16, number[uint16]},
-	"UINTEGER":  {arrow.UINT32, number[uint32]},
-	"UBIGINT":   {arrow.UINT64, number[uint64]},
-	"FLOAT":     {arrow.FLOAT32, number[float32]},
-	"DOUBLE":    {arrow.FLOAT64, number[float64]},
-	"BLOB":      {arrow.BINARY, blob},
-	"INTERVAL":  {arrow.INTERVAL_MONTH_DAY_NANO, interval},
-}
-
-// timeReaders are the DuckDB times and timestamps: the Arrow type and
-// unit DuckDB gives each.
-var timeReaders = map[string]struct {
-	id   arrow.Type
-	unit arrow.TimeUnit
-	read columnReader
-}{
-	"TIME":         {arrow.TIME64, arrow.Microsecond, clock},
-	"TIMESTAMP":    {arrow.TIMESTAMP, arrow.Microsecond, instant(time.UnixMicro)},
-	"TIMESTAMP_S":  {arrow.TIMESTAMP, arrow.Second, instant(func(v int64) time.Time { return time.Unix(v, 0) })},
-	"TIMESTAMP_MS": {arrow.TIMESTAMP, arrow.Millisecond, instant(time.UnixMilli)},
-	"TIMESTAMP_NS": {arrow.TIMESTAMP, arrow.Nanosecond, instant(func(v int64) time.Time { return time.Unix(0, v) })},
-	"TIMESTAMPTZ":  {arrow.TIMESTAMP, arrow.Microsecond, instant(time.UnixMicro)},
+// plainReaders read the DuckDB types, by name, whose values are read
+// the same way whatever their place in an answer.
+var plainReaders = map[string]columnReader{
+	"BOOLEAN":      bool8,
+	"TINYINT":      number[int8],
+	"SMALLINT":     number[int16],
+	"INTEGER":      number[int32],
+	"BIGINT":       number[int64],
+	"UTINYINT":     number[uint8],
+	"USMALLINT":    number[uint16],
+	"UINTEGER":     number[uint32],
+	"UBIGINT":      number[uint64],
+	"FLOAT":        number[float32],
+	"DOUBLE":       number[float64],
+	"HUGEINT":      int128(true),
+	"UHUGEINT":     int128(false),
+	"UUID":         uuidBytes,
+	"JSON":         jsonValue,
+	"BLOB":         blob,
+	"INTERVAL":     interval,
+	"TIME":         clock,
+	"TIMESTAMP":    instant(time.UnixMicro),
+	"TIMESTAMP_S":  instant(func(v int64) time.Time { return time.Unix(v, 0) }),
+	"TIMESTAMP_MS": instant(time.UnixMilli),
+	"TIMESTAMP_NS": instant(func(v int64) time.Time { return time.Unix(0, v) }),
+	"TIMESTAMPTZ":  instant(time.UnixMicro),
 }
 
 // bool8 reads BOOLEAN in its arrow.bool8 form: a byte, 0 for false.
@@ -141,49 +120,10 @@ func bool8(arr arrow.Array) func(int) any {
 	return func(i int) any { return values[i] != 0 }
 }
 
-func is(id arrow.Type) func(arrow.DataType) bool {
-	return func(dt arrow.DataType) bool { return dt.ID() == id }
-}
-
 // number reads a fixed-width number as the Go type the driver gives it.
 func number[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64](arr arrow.Array) func(int) any {
 	values := arr.(interface{ Values() []T }).Values()
 	return func(i int) any { return values[i] }
-}
-
-// decimalOf matches DuckDB's Arrow form of DECIMAL(width,scale):
-// decimal128 with that precision and scale.
-func decimalOf(width, scale int32) func(arrow.DataType) bool {
-	return func(dt arrow.DataType) bool {
-		d, ok := dt.(*arrow.Decimal128Type)
-		return ok && d.Precision == width && d.Scale == scale
-	}
-}
-
-// fixed16 matches the storage of DuckDB's Arrow HUGEINT, UHUGEINT and UUID
-// under losslessArrow: fixed_size_binary[16].
-func fixed16(dt arrow.DataType) bool {
-	f, ok := dt.(*arrow.FixedSizeBinaryType)
-	return ok && f.ByteWidth == 16
-}
-
-// isEnum matches DuckDB's Arrow ENUM: a dictionary of strings.
-func isEnum(dt arrow.DataType) bool {
-	d, ok := dt.(*arrow.DictionaryType)
-	return ok && d.ValueType.ID() == arrow.STRING
-}
-
-// decimalType parses the driver's "DECIMAL(w,s)".
-func decimalType(typ string) (width, scale int32, ok bool) {
-	args, found := strings.CutPrefix(typ, "DECIMAL(")
-	args, closed := strings.CutSuffix(args, ")")
-	w, s, comma := strings.Cut(args, ",")
-	if !found || !closed || !comma {
-		return 0, 0, false
-	}
-	wi, err1 := strconv.ParseInt(w, 10, 32)
-	si, err2 := strconv.ParseInt(s, 10, 32)
-	return int32(wi), int32(si), err1 == nil && err2 == nil
 }
 
 // int128 reads HUGEINT (signed) or UHUGEINT as the driver does, a
@@ -250,13 +190,14 @@ func enumOnce(conv func(any) any) columnReader {
 }
 
 // decimal reads DECIMAL(width,scale) as the driver's duckdb.Decimal, so
-// that its conversion to float64 rounds the same way.
-func decimal(width, scale int32) columnReader {
-	return func(arr arrow.Array) func(int) any {
-		a := arr.(*array.Decimal128)
-		return func(i int) any {
-			return duckdb.Decimal{Width: uint8(width), Scale: uint8(scale), Value: a.Value(i).BigInt()}
-		}
+// that its conversion to float64 rounds the same way; width and scale
+// are the array's precision and scale.
+func decimal(arr arrow.Array) func(int) any {
+	a := arr.(*array.Decimal128)
+	t := a.DataType().(*arrow.Decimal128Type)
+	width, scale := uint8(t.Precision), uint8(t.Scale)
+	return func(i int) any {
+		return duckdb.Decimal{Width: width, Scale: scale, Value: a.Value(i).BigInt()}
 	}
 }
 
@@ -320,20 +261,6 @@ func clock(arr arrow.Array) func(int) any {
 	return func(i int) any {
 		t := time.UnixMicro(int64(a.Value(i))).UTC()
 		return time.Date(1, time.January, 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
-	}
-}
-
-// timeUnit matches a time type of the given unit; zoned: a TIMESTAMPTZ,
-// whose Arrow type names a time zone (the instant is UTC either way).
-func timeUnit(id arrow.Type, unit arrow.TimeUnit, zoned bool) func(arrow.DataType) bool {
-	return func(dt arrow.DataType) bool {
-		switch t := dt.(type) {
-		case *arrow.TimestampType:
-			return id == arrow.TIMESTAMP && t.Unit == unit && (t.TimeZone != "") == zoned
-		case *arrow.Time64Type:
-			return id == arrow.TIME64 && t.Unit == unit
-		}
-		return false
 	}
 }
 
