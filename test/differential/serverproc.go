@@ -131,8 +131,22 @@ func LocalServerArgs(c dcase.Case, files Files, p Place, tokens string) []string
 
 // StartServer runs bin with args on a free loopback port, its output in
 // dir/server-N.log, and waits until ready says it serves (nil: until
-// /healthz answers 200).
+// /healthz answers 200). A port is free only when it is picked: another
+// process, or a port the caller picked for args a moment before (the SQL
+// endpoint's), may take it before the server binds it, so a server that
+// exits with "address already in use" is started again on a new port, up
+// to three times.
 func StartServer(ctx context.Context, bin, dir string, args []string, ready func(context.Context, *Proc) bool) (*Proc, error) {
+	for attempt := 1; ; attempt++ {
+		p, err := startServerOnce(ctx, bin, dir, args, ready)
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			return p, err
+		}
+	}
+}
+
+// startServerOnce is StartServer's one attempt.
+func startServerOnce(ctx context.Context, bin, dir string, args []string, ready func(context.Context, *Proc) bool) (*Proc, error) {
 	port, err := localproc.FreePort()
 	if err != nil {
 		return nil, err
